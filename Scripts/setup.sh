@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages Loupe needs on Debian 12 (idempotent: apt runs only when
+# something is missing). The Swift toolchain itself is expected at /opt/swift or on PATH.
+set -euo pipefail
+
+# One list for the whole project: build dependencies (C libraries for the codecs) and the
+# tools the test suite uses. Add to it, never install by hand.
+packages=(
+  pkg-config
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
+command -v swift >/dev/null 2>&1 || { echo "setup: no Swift toolchain found (expected /opt/swift)" >&2; exit 1; }
