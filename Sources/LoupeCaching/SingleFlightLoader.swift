@@ -1,0 +1,223 @@
+import Synchronization
+
+/// Loads values by key with at most one load in flight per key, shared by every caller that asks
+/// for that key while it runs, and keeps the results in a ``MemoryCache``.
+///
+/// This is the machinery the seeds build by hand with an actor and a dictionary of `Task`s
+/// (seed 000's `Prefetcher`, seed 002's `OngoingTaskStore`), without their pitfalls:
+/// - A memory hit is a synchronous lookup under a lock: no actor hop, no suspension.
+/// - Ten callers for one key start one load and all get its result (seed 002). There is no
+///   window in which a second load for the same key can start, so a slower duplicate can never
+///   overwrite a result (seed 001).
+/// - A caller that is cancelled stops waiting at once with `CancellationError`; the shared load is
+///   cancelled only when no caller (and no prefetch) still wants it. Cancelling a prefetch does
+///   not fail a caller that joined it (seed 000).
+/// - The load runs at the highest priority among its waiters and is escalated when a
+///   higher-priority caller joins (a visible cell joining a background prefetch).
+///
+/// Failures are not cached: the next call after a failure loads again. It is generic over key
+/// and value; nothing in it knows about images.
+public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// Produces the value for a key. Runs in its own task, at the priority of its waiters; it
+    /// should check for cancellation, which happens when its last waiter leaves.
+    public typealias Load = @Sendable (Key) async throws -> Value
+
+    /// Where finished values are kept; `nil` when the loader only coalesces.
+    public let memoryCache: MemoryCache<Key, Value>?
+
+    private let load: Load
+    private let cost: @Sendable (Value) -> Int
+    private let flights = Mutex<[Key: Flight]>([:])
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Creates a loader.
+    ///
+    /// - Parameters:
+    ///   - memoryCache: where results are stored and looked up first; `nil` to only coalesce.
+    ///   - cost: each value's cost in the memory cache's unit (for images: bytes of pixels).
+    ///   - load: produces the value for a key when it is neither cached nor already loading.
+    public init(
+        memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
+        cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        load: @escaping Load
+    ) {
+        self.memoryCache = memoryCache
+        self.cost = cost
+        self.load = load
+    }
+
+    /// Returns the value for `key`: from the memory cache at once, else by joining the load in
+    /// flight for `key`, else by starting that load.
+    ///
+    /// - Parameter priority: this caller's priority; defaults to the calling task's.
+    /// - Throws: `CancellationError` when the calling task is cancelled (the shared load goes on
+    ///   for its other waiters); ``LoadError`` when the load failed.
+    public func value(for key: Key, priority: TaskPriority? = nil) async throws -> Value {
+        if let value = memoryCache?.value(forKey: key) { return value }
+        let priority = priority ?? Task.currentPriority
+        let waiterID = nextID.add(1, ordering: .relaxed).newValue
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                join(key, waiter: waiterID, priority: priority, continuation: continuation)
+            }
+        } onCancel: {
+            leave(key, waiter: waiterID)
+        }
+    }
+
+    /// Starts loading `key` into the memory cache in the background, unless it is cached or
+    /// already loading, so that a later ``value(for:priority:)`` finds it ready or joins it.
+    ///
+    /// Nobody waits for the result; a failed prefetch leaves no trace. Repeating the call for a
+    /// key that is already prefetching does nothing more.
+    public func prefetch(_ key: Key, priority: TaskPriority = .low) {
+        if memoryCache?.value(forKey: key) != nil { return }
+        flights.withLock { flights in
+            if case .flight(let flight) = flightLocked(for: key, priority: priority, in: &flights) {
+                flight.isPrefetched = true
+            }
+        }
+    }
+
+    /// Withdraws the prefetch of `key`. Its load is cancelled unless callers are waiting for it,
+    /// in which case it goes on for them.
+    public func cancelPrefetch(_ key: Key) {
+        let abandoned: Task<Void, Never>? = flights.withLock { flights in
+            guard let flight = flights[key], flight.isPrefetched else { return nil }
+            flight.isPrefetched = false
+            guard flight.waiters.isEmpty else { return nil }
+            flights[key] = nil
+            return flight.task
+        }
+        abandoned?.cancel()
+    }
+
+    /// The value for `key` if the memory cache holds it, without loading.
+    public func cachedValue(for key: Key) -> Value? {
+        memoryCache?.value(forKey: key)
+    }
+
+    /// The number of loads in flight now (prefetches included).
+    public var loadsInFlight: Int {
+        flights.withLock { $0.count }
+    }
+
+    /// Whether a load for `key` is in flight now.
+    public func isLoading(_ key: Key) -> Bool {
+        flights.withLock { $0[key] != nil }
+    }
+
+    // MARK: - Flights
+
+    /// One load in flight and who wants it. Only touched under the `flights` lock.
+    private final class Flight {
+        let id: UInt64
+        var task: Task<Void, Never>?
+        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
+        var isPrefetched = false
+        var priority: TaskPriority
+
+        init(id: UInt64, priority: TaskPriority) {
+            self.id = id
+            self.priority = priority
+        }
+    }
+
+    private enum JoinOutcome {
+        case waiting, cancelled, cached(Value)
+    }
+
+    private enum Lookup {
+        case flight(Flight)
+        case cached(Value)
+    }
+
+    private func join(
+        _ key: Key,
+        waiter: UInt64,
+        priority: TaskPriority,
+        continuation: CheckedContinuation<Value, any Error>
+    ) {
+        let outcome: JoinOutcome = flights.withLock { flights in
+            // The cancellation handler may already have run and found nothing to remove: the
+            // flag is set before it runs, so checking it under the lock closes that window.
+            if Task.isCancelled { return .cancelled }
+            switch flightLocked(for: key, priority: priority, in: &flights) {
+            case .cached(let value):
+                return .cached(value)
+            case .flight(let flight):
+                flight.waiters[waiter] = continuation
+                return .waiting
+            }
+        }
+        switch outcome {
+        case .waiting: break
+        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .cached(let value): continuation.resume(returning: value)
+        }
+    }
+
+    /// Returns the flight for `key`, starting one if needed and raising its priority to
+    /// `priority` — or the cached value when a load finished between the caller's cache check
+    /// and this lock, so that no second load starts for it.
+    private func flightLocked(for key: Key, priority: TaskPriority, in flights: inout [Key: Flight]) -> Lookup {
+        if let flight = flights[key] {
+            if priority > flight.priority {
+                flight.priority = priority
+                flight.task?.escalatePriority(to: priority)
+            }
+            return .flight(flight)
+        }
+        if let value = memoryCache?.value(forKey: key) { return .cached(value) }
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let flight = Flight(id: id, priority: priority)
+        // Detached: the load is shared, so it must not inherit the first caller's task-locals.
+        flight.task = Task.detached(priority: priority) { [self] in
+            await run(key, flight: id)
+        }
+        flights[key] = flight
+        return .flight(flight)
+    }
+
+    private func run(_ key: Key, flight id: UInt64) async {
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await load(key))
+        } catch {
+            result = .failure(LoadError(key: key, underlying: error))
+        }
+        // Computed outside the lock: `cost` is the caller's code.
+        let valueCost = (try? result.get()).map(cost)
+        let waiters: [CheckedContinuation<Value, any Error>] = flights.withLock { flights in
+            // A flight that was abandoned (all waiters left) may have been replaced by a newer
+            // one for the same key: it must neither store its result nor touch the newer one.
+            guard let flight = flights[key], flight.id == id else { return [] }
+            flights[key] = nil
+            if case .success(let value) = result, let valueCost {
+                // Stored before the flight disappears from view, under the same lock, so a
+                // caller arriving now sees either the flight or the cached value, never neither.
+                memoryCache?.setValue(value, forKey: key, cost: valueCost)
+            }
+            return Array(flight.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.resume(with: result)
+        }
+    }
+
+    private func leave(_ key: Key, waiter: UInt64) {
+        let (continuation, abandoned): (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) =
+            flights.withLock { flights in
+                guard let flight = flights[key],
+                      let removed = flight.waiters.removeValue(forKey: waiter)
+                else { return (nil, nil) }
+                guard flight.waiters.isEmpty, !flight.isPrefetched else {
+                    return (removed, nil)
+                }
+                flights[key] = nil
+                return (removed, flight.task)
+            }
+        continuation?.resume(throwing: CancellationError())
+        abandoned?.cancel()
+    }
+}
