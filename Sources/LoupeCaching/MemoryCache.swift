@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A thread-safe in-memory cache with limits on total cost, on entry count and on age.
 ///
 /// When an insertion crosses a limit, the least recently used entries are evicted until the cache
@@ -8,7 +6,7 @@ import Synchronization
 /// touched, when they reach the eviction end, or by ``removeExpired()``.
 ///
 /// Every operation is O(1) (``removeExpired()`` and ``trim(toCost:)`` aside) and runs under one
-/// `Mutex`, not on an actor: a hit is a synchronous call that costs tens of nanoseconds, so it
+/// lock, not on an actor: a hit is a synchronous call that costs tens of nanoseconds, so it
 /// can sit on the hot path of a list that scrolls.
 ///
 /// The cache knows nothing about what it stores: give each entry a cost in whatever unit the
@@ -70,7 +68,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The limits this cache was created with.
     public let configuration: Configuration
 
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
     /// Time since the cache was created, read from the injected clock.
     private let elapsed: @Sendable () -> Duration
 
@@ -79,7 +77,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.configuration = configuration
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
-        self.storage = Mutex(Storage(
+        self.storage = Locked(Storage(
             costLimit: max(0, configuration.costLimit),
             countLimit: max(0, configuration.countLimit),
             entryCostLimit: configuration.entryCostLimit
@@ -154,7 +152,7 @@ extension MemoryCache {
     /// The entries in a slot array threaded by a doubly linked recency list. Slots are reused
     /// through a free list, so a warm cache allocates nothing per operation and a hit only
     /// rewrites a few integers.
-    struct Storage: ~Copyable {
+    struct Storage {
         struct Slot {
             var key: Key?
             var value: Value?

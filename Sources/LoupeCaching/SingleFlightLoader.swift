@@ -27,7 +27,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     private let load: Load
     private let cost: @Sendable (Value) -> Int
-    private let flights = Mutex<[Key: Flight]>([:])
+    private let flights = Locked<[Key: Flight]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     /// Creates a loader.
@@ -105,6 +105,11 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// Whether a load for `key` is in flight now.
     public func isLoading(_ key: Key) -> Bool {
         flights.withLock { $0[key] != nil }
+    }
+
+    /// The number of callers waiting for `key` now; tests use it to arrange joins.
+    func waiterCount(for key: Key) -> Int {
+        flights.withLock { $0[key]?.waiters.count ?? 0 }
     }
 
     // MARK: - Flights

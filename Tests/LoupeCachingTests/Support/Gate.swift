@@ -1,4 +1,5 @@
 import Synchronization
+@testable import LoupeCaching
 
 /// A one-shot barrier: tasks wait until a test opens it. Lets a test hold a load in flight while
 /// it arranges joins, cancellations and priorities around it. Waiting is cancellable, so a load
@@ -10,27 +11,41 @@ final class Gate: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Returns once the gate is open; throws `CancellationError` if the waiting task is cancelled.
     func wait() async throws {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = makeID()
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Result<Void, any Error>? = state.withLock { state in
-                    if state.isOpen { return .success(()) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[id] = continuation
-                    return nil
-                }
-                if let resumeNow { continuation.resume(with: resumeNow) }
-            }
+            try await park(id, honouringCancellation: true)
         } onCancel: {
             let continuation = state.withLock { $0.waiters.removeValue(forKey: id) }
             continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Returns once the gate is open, even if the waiting task is cancelled meanwhile: stands for
+    /// work that does not check for cancellation.
+    func waitIgnoringCancellation() async {
+        try? await park(makeID(), honouringCancellation: false)
+    }
+
+    private func makeID() -> UInt64 {
+        state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+    }
+
+    private func park(_ id: UInt64, honouringCancellation: Bool) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let resumeNow: Result<Void, any Error>? = state.withLock { state in
+                if state.isOpen { return .success(()) }
+                if honouringCancellation, Task.isCancelled { return .failure(CancellationError()) }
+                state.waiters[id] = continuation
+                return nil
+            }
+            if let resumeNow { continuation.resume(with: resumeNow) }
         }
     }
 
@@ -57,7 +72,7 @@ final class Counter: Sendable {
 
 /// Something observed inside a load (a priority, a cancellation), for the test to read afterwards.
 final class Recorder<T: Sendable>: Sendable {
-    private let values = Mutex<[T]>([])
+    private let values = Locked<[T]>([])
     func record(_ value: T) { values.withLock { $0.append(value) } }
     var all: [T] { values.withLock { $0 } }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+@testable import LoupeCaching
 
 /// A clock that moves only when a test advances it, so expiry is tested without sleeping.
 final class ManualClock: Clock {
@@ -14,7 +14,7 @@ final class ManualClock: Clock {
         var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
