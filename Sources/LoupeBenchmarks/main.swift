@@ -1,1 +1,19 @@
-print("bench")
+import Foundation
+
+// Release-mode benchmarks, each measured in one run beside its reference.
+//   swift run -c release LoupeBenchmarks [suite ...]      (no suite: all of them)
+// One line per suite; each suite prints its own table and ratios.
+let suites: [(name: String, run: () async throws -> Void)] = [
+    ("memory", runMemoryBenchmarks),
+]
+
+let requested = Set(CommandLine.arguments.dropFirst())
+let unknown = requested.subtracting(suites.map(\.name))
+if !unknown.isEmpty {
+    print("unknown suite(s): \(unknown.sorted().joined(separator: ", ")); known: \(suites.map(\.name).joined(separator: ", "))")
+    exit(2)
+}
+for suite in suites where requested.isEmpty || requested.contains(suite.name) {
+    print("== \(suite.name)")
+    try await suite.run()
+}

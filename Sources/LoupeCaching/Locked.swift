@@ -15,6 +15,7 @@ import Darwin
 /// CI runs the concurrency tests under ThreadSanitizer and fails on any report, so the lock must
 /// be one it understands. Uncontended, a pthread lock pair measured 7–10 ns here against 13 ns for
 /// `Mutex`, so nothing is lost.
+@usableFromInline
 package final class Locked<State>: @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: `state` is only read or written inside `withLock`, which
     // holds `mutex` for the whole access, so no two threads touch it at once. The state enters
@@ -22,8 +23,8 @@ package final class Locked<State>: @unchecked Sendable {
     // with the standard library's `Mutex`, so non-Sendable state cannot escape to another
     // isolation domain while still reachable from here. The mutex lives at a stable heap address
     // (pthread mutexes must not move) and is destroyed only in `deinit`, when no one can hold it.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var state: State
 
     /// Guards `initialState`.
     package init(_ initialState: sending State) {
@@ -41,7 +42,7 @@ package final class Locked<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state. `body` must not call back into the same
     /// lock (it would deadlock) and should be short: everyone else waits for it.
-    @inline(__always)
+    @inlinable
     package func withLock<Result, Failure: Error>(
         _ body: (inout sending State) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {

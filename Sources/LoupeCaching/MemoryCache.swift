@@ -68,9 +68,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The limits this cache was created with.
     public let configuration: Configuration
 
-    private let storage: Locked<Storage>
+    // Hot paths are @inlinable so that clients specialize them for their key and value types:
+    // called unspecialized across the module boundary, a hit measured 700 ns instead of ~40.
+    @usableFromInline let storage: Locked<Storage>
     /// Time since the cache was created, read from the injected clock.
-    private let elapsed: @Sendable () -> Duration
+    @usableFromInline let elapsed: @Sendable () -> Duration
 
     /// Creates a cache that reads time from `clock`, so tests can expire entries without sleeping.
     public init<C: Clock<Duration>>(configuration: Configuration = .init(), clock: C) {
@@ -90,6 +92,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Returns the fresh value stored for `key` and marks it as most recently used, or `nil`.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
         storage.withLock { $0.value(forKey: key, now: elapsed) }
     }
@@ -104,6 +107,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   limit; any earlier value for `key` is removed then, so a stale value never outlives a
     ///   newer one.
     @discardableResult
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil) -> Bool {
         let ttl = timeToLive ?? configuration.timeToLive
         // Read the clock only when the entry can expire: most caches never pay for it.
@@ -113,6 +117,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Removes the entry for `key` and returns its value, expired or not.
     @discardableResult
+    @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         storage.withLock { storage in
             guard let slot = storage.index[key] else { return nil }
@@ -152,29 +157,41 @@ extension MemoryCache {
     /// The entries in a slot array threaded by a doubly linked recency list. Slots are reused
     /// through a free list, so a warm cache allocates nothing per operation and a hit only
     /// rewrites a few integers.
+    @usableFromInline
     struct Storage {
+        @usableFromInline
         struct Slot {
-            var key: Key?
-            var value: Value?
-            var cost: Int
+            @usableFromInline var key: Key?
+            @usableFromInline var value: Value?
+            @usableFromInline var cost: Int
             /// Nanoseconds since the cache was created; `.max` means never.
-            var expiry: Int64
-            var newer: Int
-            var older: Int
+            @usableFromInline var expiry: Int64
+            @usableFromInline var newer: Int
+            @usableFromInline var older: Int
+
+            @inlinable
+            init(key: Key?, value: Value?, cost: Int, expiry: Int64, newer: Int, older: Int) {
+                self.key = key
+                self.value = value
+                self.cost = cost
+                self.expiry = expiry
+                self.newer = newer
+                self.older = older
+            }
         }
 
-        let costLimit: Int
-        let countLimit: Int
-        let entryCostLimit: Int
-        var index: [Key: Int] = [:]
-        var slots: ContiguousArray<Slot> = []
-        var freeSlots: [Int] = []
+        @usableFromInline let costLimit: Int
+        @usableFromInline let countLimit: Int
+        @usableFromInline let entryCostLimit: Int
+        @usableFromInline var index: [Key: Int] = [:]
+        @usableFromInline var slots: ContiguousArray<Slot> = []
+        @usableFromInline var freeSlots: [Int] = []
         /// Most recently used slot, or -1.
-        var newest = -1
+        @usableFromInline var newest = -1
         /// Least recently used slot, the next to be evicted, or -1.
-        var oldest = -1
-        var totalCost = 0
-        var statistics = Statistics()
+        @usableFromInline var oldest = -1
+        @usableFromInline var totalCost = 0
+        @usableFromInline var statistics = Statistics()
 
         init(costLimit: Int, countLimit: Int, entryCostLimit: Int) {
             self.costLimit = costLimit
@@ -184,6 +201,7 @@ extension MemoryCache {
 
         var count: Int { index.count }
 
+        @inlinable
         static func nanoseconds(_ duration: Duration) -> Int64 {
             let (seconds, attoseconds) = duration.components
             let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
@@ -192,6 +210,7 @@ extension MemoryCache {
             return overflow2 ? .max : sum
         }
 
+        @inlinable
         mutating func value(forKey key: Key, now: () -> Duration) -> Value? {
             guard let slot = index[key] else {
                 statistics.misses += 1
@@ -209,6 +228,7 @@ extension MemoryCache {
             return slots[slot].value
         }
 
+        @inlinable
         mutating func setValue(_ value: Value, forKey key: Key, cost: Int, expiry: Int64) -> Bool {
             guard cost <= entryCostLimit, countLimit > 0 else {
                 if let slot = index[key] { remove(slot) }
@@ -241,6 +261,7 @@ extension MemoryCache {
             return true
         }
 
+        @inlinable
         mutating func trim(toCost cost: Int, toCount count: Int) {
             while oldest != -1, totalCost > cost || index.count > count {
                 remove(oldest)
@@ -272,6 +293,7 @@ extension MemoryCache {
         }
 
         @discardableResult
+        @inlinable
         mutating func remove(_ slot: Int) -> Value? {
             unlink(slot)
             let value = slots[slot].value
@@ -285,13 +307,15 @@ extension MemoryCache {
             return value
         }
 
-        private mutating func moveToNewest(_ slot: Int) {
+        @inlinable
+        mutating func moveToNewest(_ slot: Int) {
             guard slot != newest else { return }
             unlink(slot)
             linkAsNewest(slot)
         }
 
-        private mutating func linkAsNewest(_ slot: Int) {
+        @inlinable
+        mutating func linkAsNewest(_ slot: Int) {
             slots[slot].older = newest
             slots[slot].newer = -1
             if newest != -1 { slots[newest].newer = slot }
@@ -299,7 +323,8 @@ extension MemoryCache {
             if oldest == -1 { oldest = slot }
         }
 
-        private mutating func unlink(_ slot: Int) {
+        @inlinable
+        mutating func unlink(_ slot: Int) {
             let newer = slots[slot].newer
             let older = slots[slot].older
             if newer != -1 { slots[newer].older = older } else { newest = older }

@@ -52,8 +52,16 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// - Parameter priority: this caller's priority; defaults to the calling task's.
     /// - Throws: `CancellationError` when the calling task is cancelled (the shared load goes on
     ///   for its other waiters); ``LoadError`` when the load failed.
+    @inlinable
     public func value(for key: Key, priority: TaskPriority? = nil) async throws -> Value {
+        // Inlined into the caller so the hit is a specialized cache lookup, nothing more.
         if let value = memoryCache?.value(forKey: key) { return value }
+        return try await joinOrStartLoad(key, priority: priority)
+    }
+
+    /// The miss path of ``value(for:priority:)``.
+    @usableFromInline
+    func joinOrStartLoad(_ key: Key, priority: TaskPriority?) async throws -> Value {
         let priority = priority ?? Task.currentPriority
         let waiterID = nextID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
