@@ -41,7 +41,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// The largest cost one entry may have, computed without overflowing at `Int.max`.
         var entryCostLimit: Int {
             let limit = max(0, costLimit)
-            let fraction = min(max(entryCostFraction, 0), 1)
+            // NaN would trap in the Int conversion below; treat it as "no per-entry share".
+            let fraction = entryCostFraction.isNaN ? 1 : min(max(entryCostFraction, 0), 1)
             if fraction >= 1 { return limit }
             return Int(Double(limit) * fraction)
         }

@@ -62,6 +62,15 @@ import Testing
         #expect(cache.value(forKey: "a") == 1)
     }
 
+    @Test func nonsensicalEntryFractionsAreClampedNotTrapped() {
+        let nan = MemoryCache<String, Int>(configuration: .init(costLimit: 100, entryCostFraction: .nan))
+        #expect(nan.setValue(1, forKey: "a", cost: 100))
+        let negative = MemoryCache<String, Int>(configuration: .init(costLimit: 100, entryCostFraction: -1))
+        #expect(!negative.setValue(1, forKey: "a", cost: 1))
+        let infinite = MemoryCache<String, Int>(configuration: .init(costLimit: .max, entryCostFraction: .infinity))
+        #expect(infinite.setValue(1, forKey: "a", cost: .max))
+    }
+
     @Test func zeroLimitsStoreNothing() {
         let byCount = MemoryCache<String, Int>(configuration: .init(countLimit: 0))
         #expect(!byCount.setValue(1, forKey: "a"))
