@@ -17,18 +17,21 @@ import Darwin
 /// `Mutex`, so nothing is lost.
 @usableFromInline
 package final class Locked<State>: @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: `state` is only read or written inside `withLock`, which
+    // Why `@unchecked Sendable` is safe: the state is only read or written inside `withLock`, which
     // holds `mutex` for the whole access, so no two threads touch it at once. The state enters
     // through a `sending` initializer parameter and leaves only as `sending` results, exactly as
     // with the standard library's `Mutex`, so non-Sendable state cannot escape to another
     // isolation domain while still reachable from here. The mutex lives at a stable heap address
     // (pthread mutexes must not move) and is destroyed only in `deinit`, when no one can hold it.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline var state: State
+    // Behind a pointer rather than a stored `var`: a class property would pay a dynamic
+    // exclusivity check on every access, which the mutex already makes redundant.
+    @usableFromInline let state: UnsafeMutablePointer<State>
 
     /// Guards `initialState`.
     package init(_ initialState: sending State) {
-        state = initialState
+        state = .allocate(capacity: 1)
+        state.initialize(to: initialState)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -38,6 +41,8 @@ package final class Locked<State>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Runs `body` with exclusive access to the state. `body` must not call back into the same
@@ -48,6 +53,6 @@ package final class Locked<State>: @unchecked Sendable {
     ) throws(Failure) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        return try body(&state.pointee)
     }
 }
