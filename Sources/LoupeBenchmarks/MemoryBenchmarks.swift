@@ -81,31 +81,8 @@ func runMemoryBenchmarks() async throws {
     }
     printRatio(hit, against: dictionaryHit)
 
-    // The same loader keyed by a type that hashes its URL once, when the request is made.
-    let hashedKeys = urls.map(PrehashedKey.init)
-    let hashedCache = MemoryCache<PrehashedKey, CachedObject>()
-    let hashedLoader = SingleFlightLoader<PrehashedKey, CachedObject>(memoryCache: hashedCache) { _ in value }
-    for key in hashedKeys { _ = try await hashedLoader.value(for: key) }
-    let hashedHit = try await Measurement.run("SingleFlightLoader hit, key with stored hash", operations: asyncOperations) {
-        for i in 0..<asyncOperations { blackHole(try await hashedLoader.value(for: hashedKeys[i & (keyCount - 1)])) }
-    }
-    printRatio(hashedHit, against: seed002Hit, target: 10)
 
     try await runEvictionPolicyComparison()
-}
-
-/// A URL key that computes its hash once, when made, instead of on every lookup.
-private struct PrehashedKey: Hashable, Sendable {
-    let url: String
-    let hash: Int
-
-    init(_ url: String) {
-        self.url = url
-        self.hash = url.hashValue
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.hash == rhs.hash && lhs.url == rhs.url }
 }
 
 /// LRU (what `MemoryCache` uses) against CLOCK: cost of a hit, and hit ratio on a skewed trace.
