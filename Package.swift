@@ -11,16 +11,38 @@ let package = Package(
     name: "Loupe",
     products: [
         .library(name: "LoupeCaching", targets: ["LoupeCaching"]),
+        .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
         .target(name: "LoupeCaching", swiftSettings: strict),
+
+        // Loading: bytes for a URL over HTTP(S), file and data URLs; knows nothing about images.
+        .target(
+            name: "LoupeLoading",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
 
         // Tools.
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .executableTarget(name: "LoupeBenchmarks", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .testTarget(
+            name: "LoupeLoadingTests",
+            dependencies: ["LoupeLoading", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strict),
     ]
 )

@@ -7,6 +7,7 @@ set -euo pipefail
 # tools the test suite uses. Add to it, never install by hand.
 packages=(
   pkg-config
+  nginx-light   # the real HTTP origin of the loading tests
 )
 
 missing=()

@@ -81,7 +81,6 @@ func runMemoryBenchmarks() async throws {
     }
     printRatio(hit, against: dictionaryHit)
 
-
     try await runEvictionPolicyComparison()
 }
 

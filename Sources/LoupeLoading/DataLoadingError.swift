@@ -1,0 +1,53 @@
+/// Why a load failed, in terms a caller can act on: retry, report, or give up.
+public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
+    /// The URL cannot be loaded as given (no host, malformed data URL).
+    case invalidURL(String)
+    /// The URL's scheme is not one this loader handles.
+    case unsupportedScheme(String)
+    /// The server answered with a status outside 2xx (and not a requested 304).
+    /// `retryAfter` is the server's `Retry-After`, in seconds, when it sent one.
+    case httpStatus(Int, url: String, retryAfter: Double?)
+    /// The body is larger than the configured limit; `declared` is the Content-Length when that
+    /// alone was enough to refuse it (nothing of the body was read then).
+    case tooLarge(limit: Int, declared: Int?)
+    /// No connection within the connect timeout, or the whole load took longer than its limit.
+    case timedOut(TimeoutStage)
+    /// More redirects than allowed, or a redirect cycle.
+    case tooManyRedirects(limit: Int)
+    /// The connection failed or broke (refused, reset, closed early).
+    case network(String)
+    /// The server's answer breaks HTTP (e.g. fewer bytes than its Content-Length).
+    case invalidResponse(String)
+    /// A local file could not be read.
+    case file(path: String, reason: String)
+
+    /// Which limit a timeout hit.
+    public enum TimeoutStage: String, Sendable, Equatable {
+        case connect
+        case total
+    }
+
+    /// Whether trying again later may succeed: connection trouble, timeouts, 5xx, 408 and 429.
+    public var isTransient: Bool {
+        switch self {
+        case .network, .timedOut: true
+        case .httpStatus(let status, _, _): status >= 500 || status == 429 || status == 408
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "invalid URL: \(url)"
+        case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)'"
+        case .httpStatus(let status, let url, _): "HTTP \(status) from \(url)"
+        case .tooLarge(let limit, let declared?): "body of \(declared) bytes exceeds the \(limit)-byte limit"
+        case .tooLarge(let limit, nil): "body exceeds the \(limit)-byte limit"
+        case .timedOut(let stage): "timed out (\(stage.rawValue))"
+        case .tooManyRedirects(let limit): "more than \(limit) redirects, or a redirect cycle"
+        case .network(let reason): "network error: \(reason)"
+        case .invalidResponse(let reason): "invalid response: \(reason)"
+        case .file(let path, let reason): "cannot read \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Wraps a loader and retries its transient failures as a ``RetryPolicy`` says.
+///
+/// Retrying lives in its own layer so every loader — AsyncHTTPClient, URLSession, a test double —
+/// gets the same policy, and so the attempt count is bounded in one place.
+public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
+    /// The loader that does the work.
+    public let base: Base
+    /// When to try again.
+    public let policy: RetryPolicy
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    /// Retries `base`'s transient failures by `policy`.
+    ///
+    /// - Parameter sleep: waits between attempts; tests may shorten it. It must throw
+    ///   `CancellationError` when the task is cancelled, as `Task.sleep` does.
+    public init(
+        _ base: Base,
+        policy: RetryPolicy = RetryPolicy(),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.base = base
+        self.policy = policy
+        self.sleep = sleep
+    }
+
+    public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
+        var random = SystemRandomNumberGenerator()
+        var attempt = 1
+        while true {
+            do {
+                return try await base.loadData(for: request, progress: progress)
+            } catch {
+                // `delay` returns nil once `attempt` reaches `maximumAttempts`, which bounds the loop.
+                guard !(error is CancellationError), !Task.isCancelled,
+                      let delay = policy.delay(after: error, attempt: attempt, using: &random)
+                else { throw error }
+                try await sleep(delay)
+                attempt += 1
+            }
+        }
+    }
+}

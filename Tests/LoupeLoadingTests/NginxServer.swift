@@ -1,0 +1,150 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real nginx on a free loopback port, serving files from a temporary folder: the origin the
+/// HTTP loaders are tested against. Single process, no daemon, everything under its own prefix.
+final class NginxServer: Sendable {
+    let port: Int
+    let root: URL
+    let prefix: URL
+    private let process: Process
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Starts nginx with `files` (path → bytes) in its document root.
+    static func start(files: [String: Data]) throws -> NginxServer {
+        let binary = "/usr/sbin/nginx"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw FixtureError("nginx is not installed at \(binary): run Scripts/setup.sh")
+        }
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-nginx-\(UUID().uuidString)")
+        let root = prefix.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        for (path, data) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+        let port = try freeLoopbackPort()
+        let p = prefix.path
+        let configuration = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(p)/nginx.pid;
+            error_log \(p)/error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log \(p)/access.log;
+                client_body_temp_path \(p)/tmp/body;
+                proxy_temp_path \(p)/tmp/proxy;
+                fastcgi_temp_path \(p)/tmp/fastcgi;
+                uwsgi_temp_path \(p)/tmp/uwsgi;
+                scgi_temp_path \(p)/tmp/scgi;
+                types { image/png png; image/jpeg jpg; application/octet-stream bin; }
+                keepalive_requests 100000;
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                    etag on;
+                    location = /hop3 { return 302 /hop2; }
+                    location = /hop2 { return 302 /hop1; }
+                    location = /hop1 { return 302 /image.bin; }
+                    location = /loop { return 302 /loop; }
+                    location = /status/404 { return 404; }
+                    location = /status/503 { return 503; }
+                    location = /status/429 { add_header Retry-After 1 always; return 429; }
+                    location /slow/ { limit_rate 4k; alias \(root.path)/; }
+                    location /max-age/ { add_header Cache-Control "max-age=60"; alias \(root.path)/; }
+                }
+            }
+            """
+        let configurationURL = prefix.appendingPathComponent("nginx.conf")
+        try configuration.write(to: configurationURL, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["-p", p, "-c", configurationURL.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = NginxServer(port: port, root: root, prefix: prefix, process: process)
+        // Ready when it accepts connections; bounded at 10 s.
+        for _ in 0..<1_000 {
+            if canConnect(port: port) { return server }
+            guard process.isRunning else { break }
+            usleep(10_000)
+        }
+        server.stop()
+        let log = (try? String(contentsOf: prefix.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+        throw FixtureError("nginx did not start on port \(port): \(log)")
+    }
+
+    private init(port: Int, root: URL, prefix: URL, process: Process) {
+        self.port = port
+        self.root = root
+        self.prefix = prefix
+        self.process = process
+    }
+
+    /// Stops nginx and removes its folder.
+    func stop() {
+        if process.isRunning {
+            // SIGKILL, not terminate(): children spawned by Foundation's Process from a dispatch
+            // thread inherit a mask that blocks SIGTERM, and single-process nginx never unblocks
+            // it. Nothing needs a graceful stop: the whole prefix folder is deleted next.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: prefix)
+    }
+
+    /// How many requests for `path` nginx has logged.
+    func requestCount(for path: String) -> Int {
+        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
+        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
+    }
+
+    func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A port nothing listens on right now (the kernel's choice for port 0), for a server to take.
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw FixtureError("socket failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw FixtureError("bind failed") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0 else { throw FixtureError("getsockname failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+private func canConnect(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}
