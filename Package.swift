@@ -35,14 +35,20 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Real servers for tests and benchmarks (nginx on loopback); not a product.
+        .target(name: "LoupeTestSupport", swiftSettings: strict),
+
         // Tools.
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
-        .executableTarget(name: "LoupeBenchmarks", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .executableTarget(
+            name: "LoupeBenchmarks",
+            dependencies: ["LoupeCaching", "LoupeLoading", "LoupeTestSupport"],
+            swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
     ]
 )

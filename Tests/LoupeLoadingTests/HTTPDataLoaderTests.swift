@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import LoupeTestSupport
 import Foundation
 import Testing
 @testable import LoupeLoading

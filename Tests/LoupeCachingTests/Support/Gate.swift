@@ -80,7 +80,7 @@ final class Recorder<T: Sendable>: Sendable {
 /// Polls `condition` until it holds, yielding between tries; bounded so a broken test fails
 /// instead of hanging.
 func eventually(
-    timeout: Duration = .seconds(10),
+    timeout: Duration = .seconds(30),
     _ condition: () -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + timeout

@@ -3,18 +3,22 @@ import Foundation
 import Glibc
 #endif
 
-/// A real nginx on a free loopback port, serving files from a temporary folder: the origin the
-/// HTTP loaders are tested against. Single process, no daemon, everything under its own prefix.
-final class NginxServer: Sendable {
-    let port: Int
-    let root: URL
-    let prefix: URL
+/// A real nginx on a free loopback port, serving files from a temporary folder: the origin that
+/// tests and benchmarks load from. Single process, no daemon, everything under its own prefix.
+package final class NginxServer: Sendable {
+    /// The loopback port it listens on.
+    package let port: Int
+    /// Its document root.
+    package let root: URL
+    /// Its folder (configuration, logs, root), deleted by `stop()`.
+    package let prefix: URL
     private let process: Process
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:<port>`.
+    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 
     /// Starts nginx with `files` (path → bytes) in its document root.
-    static func start(files: [String: Data]) throws -> NginxServer {
+    package static func start(files: [String: Data]) throws -> NginxServer {
         let binary = "/usr/sbin/nginx"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw FixtureError("nginx is not installed at \(binary): run Scripts/setup.sh")
@@ -90,7 +94,7 @@ final class NginxServer: Sendable {
     }
 
     /// Stops nginx and removes its folder.
-    func stop() {
+    package func stop() {
         if process.isRunning {
             // SIGKILL, not terminate(): children spawned by Foundation's Process from a dispatch
             // thread inherit a mask that blocks SIGTERM, and single-process nginx never unblocks
@@ -102,21 +106,23 @@ final class NginxServer: Sendable {
     }
 
     /// How many requests for `path` nginx has logged.
-    func requestCount(for path: String) -> Int {
+    package func requestCount(for path: String) -> Int {
         guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
         return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
     }
 
-    func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
+    /// The URL of `path` on this server.
+    package func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A test fixture could not be set up.
+package struct FixtureError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// A port nothing listens on right now (the kernel's choice for port 0), for a server to take.
-func freeLoopbackPort() throws -> Int {
+package func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw FixtureError("socket failed") }
     defer { close(fd) }
