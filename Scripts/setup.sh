@@ -7,6 +7,8 @@ set -euo pipefail
 # tools the test suite uses. Add to it, never install by hand.
 packages=(
   pkg-config
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
+  libvips-tools libjpeg-turbo-progs python3-venv          # codec benchmark peers, corpus fetch
 )
 
 missing=()
