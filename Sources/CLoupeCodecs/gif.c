@@ -263,6 +263,9 @@ int lc_gif_next_frame(lc_gif *self, uint8_t *out, size_t stride, int *delay_cs, 
         }
         if (type != IMAGE_DESC_RECORD_TYPE) continue;
         if (DGifGetImageDesc(gif) == GIF_ERROR) {
+            // As in lc_gif_scan: a broken descriptor after complete frames ends the animation.
+            self->finished = 1;
+            if (self->frames_done > 0) return 0;
             set_message(message, "GIF image descriptor", gif->Error);
             return LC_ERROR;
         }

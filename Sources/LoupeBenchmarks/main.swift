@@ -5,6 +5,7 @@ import Foundation
 // One line per suite; each suite prints its own table and ratios.
 let suites: [(name: String, run: () async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
+    ("codecs", CodecBenchmark.run),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

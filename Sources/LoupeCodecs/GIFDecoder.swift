@@ -41,7 +41,11 @@ public struct GIFDecoder: ImageDecoding {
                 frames.append(ImageFrame(bitmap: bitmap, duration: .milliseconds(Int(delay) * 10)))
             }
             guard let first = frames.first else { throw ImageCodecError.corrupt(.gif, message: "GIF has no complete frame") }
-            return DecodedImage(metadata: metadata, firstFrame: first, laterFrames: Array(frames.dropFirst()))
+            var result = metadata
+            // A frame whose data turns out empty or broken ends the animation early; report
+            // the frames actually decoded.
+            if !options.firstFrameOnly { result.frameCount = frames.count }
+            return DecodedImage(metadata: result, firstFrame: first, laterFrames: Array(frames.dropFirst()))
         }
     }
 
