@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
-  libvips-tools libjpeg-turbo-progs python3-venv          # codec benchmark peers, corpus fetch
+  libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
 )
 
 missing=()

@@ -27,25 +27,17 @@ public struct GIFDecoder: ImageDecoding {
             let created = message.withPointer { lc_gif_create(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, $0) }
             guard let gif = created else { throw ImageCodecError.corrupt(.gif, message: message.text) }
             defer { lc_gif_destroy(gif) }
-            var frames: [ImageFrame] = []
-            while frames.count < frameLimit {
-                var delay: Int32 = 0
-                var status: Int32 = 0
-                let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
-                    status = message.withPointer { text in
-                        lc_gif_next_frame(gif, out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, &delay, text)
-                    }
-                    guard status >= 0 else { throw ImageCodecError.corrupt(.gif, message: message.text) }
+            let frames = try FrameCollector(format: .gif, width: metadata.width, height: metadata.height)
+                .collect(limit: frameLimit) { out, stride, text in
+                    var delay: Int32 = 0
+                    let status = lc_gif_next_frame(gif, out, stride, &delay, text)
+                    return (status, .milliseconds(Int(delay) * 10))
                 }
-                if status == 0 { break }
-                frames.append(ImageFrame(bitmap: bitmap, duration: .milliseconds(Int(delay) * 10)))
-            }
-            guard let first = frames.first else { throw ImageCodecError.corrupt(.gif, message: "GIF has no complete frame") }
             var result = metadata
             // A frame whose data turns out empty or broken ends the animation early; report
             // the frames actually decoded.
-            if !options.firstFrameOnly { result.frameCount = frames.count }
-            return DecodedImage(metadata: result, firstFrame: first, laterFrames: Array(frames.dropFirst()))
+            if !options.firstFrameOnly { result.frameCount = 1 + frames.later.count }
+            return DecodedImage(metadata: result, firstFrame: frames.first, laterFrames: frames.later)
         }
     }
 

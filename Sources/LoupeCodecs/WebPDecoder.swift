@@ -9,14 +9,16 @@ public struct WebPDecoder: ImageDecoding {
     public init() {}
 
     public func metadata(of data: Data) throws -> ImageMetadata {
-        try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata in metadata } }
+        try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _ in metadata } }
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
-            try withContainer(raw) { webp, metadata in
+            try withContainer(raw) { webp, metadata, animated in
                 try options.limits.checkSize(metadata)
-                let image = if metadata.frameCount > 1 {
+                // An animation of one frame still needs compositing: its frame may be smaller
+                // than the canvas and offset within it.
+                let image = if animated {
                     try decodeAnimation(webp, metadata: metadata, options: options)
                 } else {
                     try decodeStill(webp, metadata: metadata, options: options)
@@ -47,28 +49,19 @@ public struct WebPDecoder: ImageDecoding {
     private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions) throws -> DecodedImage {
         let wanted = options.firstFrameOnly ? 1 : metadata.frameCount
         try options.limits.checkFrames(wanted, of: metadata)
-        var frames: [ImageFrame] = []
-        frames.reserveCapacity(wanted)
         var previousTimestamp: Int32 = 0
-        var message = CMessage()
-        while frames.count < wanted {
-            var timestamp: Int32 = 0
-            var status: Int32 = 0
-            let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
-                status = message.withPointer { text in
-                    lc_webp_next_frame(webp, out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, &timestamp, text)
-                }
-                guard status >= 0 else { throw ImageCodecError.corrupt(.webp, message: message.text) }
+        let frames = try FrameCollector(format: .webp, width: metadata.width, height: metadata.height)
+            .collect(limit: wanted) { out, stride, text in
+                // libwebp reports each frame's end time; the duration is the difference.
+                var timestamp: Int32 = 0
+                let status = lc_webp_next_frame(webp, out, stride, &timestamp, text)
+                defer { previousTimestamp = timestamp }
+                return (status, .milliseconds(Int(timestamp - previousTimestamp)))
             }
-            if status == 0 { break }
-            frames.append(ImageFrame(bitmap: bitmap, duration: .milliseconds(Int(timestamp - previousTimestamp))))
-            previousTimestamp = timestamp
-        }
-        guard let first = frames.first else { throw ImageCodecError.corrupt(.webp, message: "animation has no frames") }
-        return DecodedImage(metadata: metadata, firstFrame: first, laterFrames: Array(frames.dropFirst()))
+        return DecodedImage(metadata: metadata, firstFrame: frames.first, laterFrames: frames.later)
     }
 
-    private func withContainer<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata) throws -> T) throws -> T {
+    private func withContainer<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata, _ animated: Bool) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.webp, message: "empty data") }
         var info = lc_webp_info()
         var message = CMessage()
@@ -80,6 +73,6 @@ public struct WebPDecoder: ImageDecoding {
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: info.exif, count: info.exif_size)),
                                      frameCount: max(1, Int(info.frame_count)),
                                      loopCount: animated ? Int(info.loop_count) : nil)
-        return try body(webp, metadata)
+        return try body(webp, metadata, animated)
     }
 }

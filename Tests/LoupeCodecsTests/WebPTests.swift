@@ -75,6 +75,15 @@ import Testing
         }
     }
 
+    @Test func aOneFrameAnimationIsCompositedNotStretched() throws {
+        let green = try Bitmap(width: 2, height: 2, pixels: Array(repeating: [0, 255, 0, 255], count: 4).flatMap { $0 })
+        let image = try ImageDecoder().decode(try animatedWebP(canvas: (4, 4), loops: 0, frames: [(green, 2, 2, 40)]))
+        #expect(image.frames.count == 1 && image.bitmap.width == 4)
+        #expect(image.bitmap.pixel(x: 0, y: 0) == (0, 0, 0, 0))
+        #expect(image.bitmap.pixel(x: 3, y: 3) == (0, 255, 0, 255))
+        #expect(image.frames[0].duration == .milliseconds(40))
+    }
+
     private func animatedWebP(canvas: (Int, Int), loops: Int, frames: [(Bitmap, Int, Int, Int)]) throws -> Data {
         func le(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8((value >> (8 * $0)) & 0xFF) } }
         func chunk(_ tag: String, _ payload: [UInt8]) -> [UInt8] {
