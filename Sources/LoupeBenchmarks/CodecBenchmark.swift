@@ -38,18 +38,21 @@ enum CodecBenchmark {
             let url = URL(fileURLWithPath: path)
             var times: [Double] = []
             var size = (0, 0)
+            let clock = ContinuousClock()
             // One untimed run warms the page cache and the allocator, as the peers' warm-up does.
             for run in 0...repetitions {
-                let start = ContinuousClock.now
+                let start = clock.now
                 let data = try Data(contentsOf: url)
                 let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: target, firstFrameOnly: true))
                 let thumbnail = try areaAverage(image.bitmap, fitting: target)
-                let elapsed = ContinuousClock.now - start
+                let (seconds, attoseconds) = start.duration(to: clock.now).components
+                blackHole(thumbnail)
                 size = (thumbnail.width, thumbnail.height)
-                if run > 0 { times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3) }
+                if run > 0 { times.append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15) }
             }
-            times.sort()
-            print("loupe \(path) \(String(format: "%.3f", times[times.count / 2])) \(size.0)x\(size.1)")
+            // Plain lines (not Measurement's report) so Scripts/bench-codecs.sh can parse them.
+            let median = Measurement(name: path, samples: times).median
+            print("loupe \(path) \(String(format: "%.3f", median)) \(size.0)x\(size.1)")
         }
     }
 
