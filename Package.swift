@@ -11,6 +11,7 @@ let package = Package(
     name: "Loupe",
     products: [
         .library(name: "LoupeCaching", targets: ["LoupeCaching"]),
+        .library(name: "LoupeCodecs", targets: ["LoupeCodecs"]),
         .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
     ],
@@ -22,6 +23,21 @@ let package = Package(
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
         .target(name: "LoupeCaching", swiftSettings: strict),
+
+        // Codecs (DESIGN.md, layer 2): system C libraries, a C shim that owns setjmp/longjmp and
+        // the GIF compositor, and the Swift module on top.
+        .systemLibrary(name: "CJPEG", path: "Sources/SystemLibraries/CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/SystemLibraries/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CWebP", path: "Sources/SystemLibraries/CWebP", pkgConfig: "libwebpdemux",
+                       providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CGIF", path: "Sources/SystemLibraries/CGIF", providers: [.apt(["libgif-dev"])]),
+        // giflib has no .pc file, so nothing links it unless named here.
+        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF"],
+                linkerSettings: [.linkedLibrary("gif")]),
+        .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
+        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
         // Loading: bytes for a URL over HTTP(S), file and data URLs; knows nothing about images.
         .target(
@@ -42,10 +58,11 @@ let package = Package(
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
-            dependencies: ["LoupeCaching", "LoupeLoading", "LoupeTestSupport"],
+            dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeTestSupport"],
             swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
             dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],

@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   pkg-config
   nginx-light   # the real HTTP origin of the loading tests
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
+  libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
 )
 
 missing=()

@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 
+echo "== corpus"
+bash Scripts/fetch-corpus.sh
+
 echo "== build"
 swift build --build-tests
 

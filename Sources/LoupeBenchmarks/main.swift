@@ -6,6 +6,7 @@ import Foundation
 let suites: [(name: String, run: () async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("http", runHTTPBenchmarks),
+    ("codecs", CodecBenchmark.run),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

@@ -1,0 +1,262 @@
+// libjpeg-turbo decode/encode with setjmp-based error recovery (see CLoupeCodecs.h).
+#include "CLoupeCodecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[LC_MESSAGE_CAPACITY];
+    int warnings;
+} lc_jpeg_error;
+
+struct lc_jpeg {
+    struct jpeg_decompress_struct cinfo;
+    lc_jpeg_error error;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    int header_read;
+};
+
+// The default error_exit calls exit(); jumping back to the entry point is the only way out.
+static void on_error_exit(j_common_ptr cinfo) {
+    lc_jpeg_error *error = (lc_jpeg_error *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, error->message);
+    longjmp(error->jump, 1);
+}
+
+// Warnings (level -1: corrupt or truncated data that libjpeg recovered from) are counted,
+// keeping the first message; trace messages (level >= 0) are dropped instead of printed.
+static void on_emit_message(j_common_ptr cinfo, int level) {
+    lc_jpeg_error *error = (lc_jpeg_error *)cinfo->err;
+    if (level < 0) {
+        if (error->warnings == 0) (*cinfo->err->format_message)(cinfo, error->message);
+        error->warnings++;
+    }
+}
+
+static void on_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+// A crafted progressive JPEG can hold thousands of tiny scans, each a full pass over the
+// coefficients; bounding the scan count bounds the time (libjpeg-turbo's djpeg -maxscans).
+static void on_progress(j_common_ptr common) {
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    lc_jpeg *jpeg = (lc_jpeg *)cinfo->client_data;
+    if (cinfo->is_decompressor && cinfo->input_scan_number > jpeg->max_scans) {
+        snprintf(jpeg->error.message, sizeof jpeg->error.message,
+                 "progressive JPEG has more than %d scans", jpeg->max_scans);
+        longjmp(jpeg->error.jump, 1);
+    }
+}
+
+static void install_error_manager(struct jpeg_error_mgr *base) {
+    jpeg_std_error(base);
+    base->error_exit = on_error_exit;
+    base->emit_message = on_emit_message;
+    base->output_message = on_output_message;
+}
+
+lc_jpeg *lc_jpeg_create(const uint8_t *data, size_t size) {
+    lc_jpeg *jpeg = calloc(1, sizeof *jpeg);
+    if (!jpeg) return NULL;
+    install_error_manager(&jpeg->error.base);
+    jpeg->cinfo.err = &jpeg->error.base;
+    jpeg->cinfo.client_data = jpeg;
+    jpeg->max_scans = 1000;
+    if (setjmp(jpeg->error.jump)) {
+        jpeg_destroy_decompress(&jpeg->cinfo);
+        free(jpeg);
+        return NULL;
+    }
+    jpeg_create_decompress(&jpeg->cinfo);
+    jpeg->progress.progress_monitor = on_progress;
+    jpeg->cinfo.progress = &jpeg->progress;
+    jpeg_mem_src(&jpeg->cinfo, data, (unsigned long)size);
+    return jpeg;
+}
+
+int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header) {
+    if (setjmp(jpeg->error.jump)) return LC_ERROR;
+    jpeg_save_markers(&jpeg->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&jpeg->cinfo, TRUE);
+    jpeg->header_read = 1;
+    memset(header, 0, sizeof *header);
+    header->width = jpeg->cinfo.image_width;
+    header->height = jpeg->cinfo.image_height;
+    header->components = jpeg->cinfo.num_components;
+    header->color_space = (int)jpeg->cinfo.jpeg_color_space;
+    header->progressive = jpeg->cinfo.progressive_mode ? 1 : 0;
+    for (jpeg_saved_marker_ptr m = jpeg->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            header->exif = m->data + 6;
+            header->exif_size = m->data_length - 6;
+            break;
+        }
+    }
+    return LC_OK;
+}
+
+int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint32_t *out_height) {
+    if (setjmp(jpeg->error.jump)) return LC_ERROR;
+    j_decompress_ptr cinfo = &jpeg->cinfo;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned int)scale_denom;
+    // CMYK and YCCK come out as CMYK and are converted below; everything else (gray, RGB,
+    // YCbCr) libjpeg-turbo converts straight to RGBA with alpha 255.
+    if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+        cinfo->out_color_space = JCS_CMYK;
+    } else {
+        cinfo->out_color_space = JCS_EXT_RGBA;
+    }
+    // Slightly faster and visually equivalent for thumbnails is JDCT_IFAST, but its error
+    // grows with quality; ISLOW (the default) keeps decoded pixels within 1 of the reference.
+    cinfo->dct_method = JDCT_ISLOW;
+    jpeg_calc_output_dimensions(cinfo);
+    *out_width = cinfo->output_width;
+    *out_height = cinfo->output_height;
+    return LC_OK;
+}
+
+// In-place CMYK -> RGBA for one row. Adobe writes inverted CMYK (0 = full ink), which is what
+// every JPEG with an Adobe marker holds; plain CMYK is the other way round.
+static void cmyk_row_to_rgba(uint8_t *row, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++) {
+        uint8_t *p = row + 4 * x;
+        unsigned c = p[0], m = p[1], y = p[2], k = p[3];
+        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
+        p[0] = (uint8_t)((c * k + 127) / 255);
+        p[1] = (uint8_t)((m * k + 127) / 255);
+        p[2] = (uint8_t)((y * k + 127) / 255);
+        p[3] = 255;
+    }
+}
+
+int lc_jpeg_decode(lc_jpeg *jpeg, uint8_t *out, size_t stride, int max_scans) {
+    j_decompress_ptr cinfo = &jpeg->cinfo;
+    jpeg->max_scans = max_scans;
+    if (setjmp(jpeg->error.jump)) return LC_ERROR;
+    jpeg_start_decompress(cinfo);
+    int cmyk = cinfo->out_color_space == JCS_CMYK;
+    int inverted = cinfo->saw_Adobe_marker;
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW rows[4];
+        int n = 0;
+        for (; n < 4 && cinfo->output_scanline + (JDIMENSION)n < cinfo->output_height; n++) {
+            rows[n] = out + (size_t)(cinfo->output_scanline + (JDIMENSION)n) * stride;
+        }
+        JDIMENSION first = cinfo->output_scanline;
+        JDIMENSION read = jpeg_read_scanlines(cinfo, rows, (JDIMENSION)n);
+        if (read == 0) {
+            // Only a suspending data source returns 0; with jpeg_mem_src this is a safety net.
+            snprintf(jpeg->error.message, sizeof jpeg->error.message, "JPEG decoder made no progress");
+            return LC_ERROR;
+        }
+        if (cmyk) {
+            for (JDIMENSION i = 0; i < read; i++) cmyk_row_to_rgba(out + (size_t)(first + i) * stride, cinfo->output_width, inverted);
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    return LC_OK;
+}
+
+int lc_jpeg_warning_count(const lc_jpeg *jpeg) { return jpeg->error.warnings; }
+
+const char *lc_jpeg_message(const lc_jpeg *jpeg) { return jpeg->error.message; }
+
+void lc_jpeg_destroy(lc_jpeg *jpeg) {
+    if (!jpeg) return;
+    jpeg_destroy_decompress(&jpeg->cinfo);
+    free(jpeg);
+}
+
+// Encoding state lives in one struct so the error path can free the output buffer, which a
+// longjmp would otherwise leak. Our own growable destination (instead of jpeg_mem_dest) keeps
+// the buffer pointer current at every moment, so that free is always of the live allocation.
+typedef struct {
+    struct jpeg_compress_struct cinfo;
+    lc_jpeg_error error;
+    struct jpeg_destination_mgr dest;
+    unsigned char *buffer;
+    size_t capacity;
+    size_t size;
+} lc_jpeg_encoder;
+
+static void dest_init(j_compress_ptr cinfo) { (void)cinfo; }
+
+static boolean dest_grow(j_compress_ptr cinfo) {
+    lc_jpeg_encoder *enc = (lc_jpeg_encoder *)cinfo->client_data;
+    size_t used = enc->capacity;  // libjpeg only calls this when the buffer is full
+    size_t capacity = enc->capacity * 2;
+    unsigned char *grown = realloc(enc->buffer, capacity);
+    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    enc->buffer = grown;
+    enc->capacity = capacity;
+    cinfo->dest->next_output_byte = grown + used;
+    cinfo->dest->free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void dest_term(j_compress_ptr cinfo) {
+    lc_jpeg_encoder *enc = (lc_jpeg_encoder *)cinfo->client_data;
+    enc->size = enc->capacity - cinfo->dest->free_in_buffer;
+}
+
+static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                       int quality, int progressive) {
+    if (setjmp(enc->error.jump)) return LC_ERROR;
+    jpeg_create_compress(&enc->cinfo);
+    enc->cinfo.client_data = enc;
+    enc->capacity = 64 * 1024;
+    enc->buffer = malloc(enc->capacity);
+    if (!enc->buffer) ERREXIT1(&enc->cinfo, JERR_OUT_OF_MEMORY, 0);
+    enc->dest.next_output_byte = enc->buffer;
+    enc->dest.free_in_buffer = enc->capacity;
+    enc->dest.init_destination = dest_init;
+    enc->dest.empty_output_buffer = dest_grow;
+    enc->dest.term_destination = dest_term;
+    enc->cinfo.dest = &enc->dest;
+    enc->cinfo.image_width = width;
+    enc->cinfo.image_height = height;
+    enc->cinfo.input_components = 4;
+    enc->cinfo.in_color_space = JCS_EXT_RGBX;  // libjpeg-turbo skips the fourth byte
+    jpeg_set_defaults(&enc->cinfo);
+    jpeg_set_quality(&enc->cinfo, quality, TRUE);
+    if (progressive) jpeg_simple_progression(&enc->cinfo);
+    jpeg_start_compress(&enc->cinfo, TRUE);
+    while (enc->cinfo.next_scanline < height) {
+        JSAMPROW row = (JSAMPROW)(rgba + (size_t)enc->cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&enc->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&enc->cinfo);
+    return LC_OK;
+}
+
+int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
+                   int progressive, uint8_t **out, size_t *out_size, char *message) {
+    lc_jpeg_encoder *enc = calloc(1, sizeof *enc);
+    if (!enc) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
+        return LC_ERROR;
+    }
+    install_error_manager(&enc->error.base);
+    enc->cinfo.err = &enc->error.base;
+    int status = encode_into(enc, rgba, width, height, stride, quality, progressive);
+    jpeg_destroy_compress(&enc->cinfo);
+    if (status == LC_OK) {
+        *out = enc->buffer;
+        *out_size = enc->size;
+    } else {
+        snprintf(message, LC_MESSAGE_CAPACITY, "%s", enc->error.message);
+        free(enc->buffer);
+    }
+    free(enc);
+    return status;
+}
+
+void lc_free(void *pointer) { free(pointer); }

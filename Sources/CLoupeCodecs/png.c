@@ -1,0 +1,200 @@
+// libpng decode/encode with setjmp-based error recovery (see CLoupeCodecs.h).
+#include "CLoupeCodecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+struct lc_png {
+    png_structp png;
+    png_infop info;
+    jmp_buf jump;
+    char message[LC_MESSAGE_CAPACITY];
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    // Owned here, not on the stack, so a longjmp out of png_read_image cannot leak it.
+    png_bytep *rows;
+};
+
+// libpng requires its error callback not to return.
+static void on_png_error(png_structp png, png_const_charp message) {
+    lc_png *self = (lc_png *)png_get_error_ptr(png);
+    snprintf(self->message, sizeof self->message, "%s", message);
+    longjmp(self->jump, 1);
+}
+
+// Warnings (ancillary chunk problems, benign errors) are not failures; keep stderr clean.
+static void on_png_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+static void read_from_memory(png_structp png, png_bytep out, size_t length) {
+    lc_png *self = (lc_png *)png_get_io_ptr(png);
+    if (length > self->size - self->offset) png_error(png, "unexpected end of PNG data");
+    memcpy(out, self->data + self->offset, length);
+    self->offset += length;
+}
+
+lc_png *lc_png_create(const uint8_t *data, size_t size) {
+    lc_png *self = calloc(1, sizeof *self);
+    if (!self) return NULL;
+    self->data = data;
+    self->size = size;
+    self->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, self, on_png_error, on_png_warning);
+    if (self->png) self->info = png_create_info_struct(self->png);
+    if (!self->png || !self->info) {
+        lc_png_destroy(self);
+        return NULL;
+    }
+    png_set_read_fn(self->png, self, read_from_memory);
+    // The pixel limit is ours (checked in Swift before any pixel memory exists); libpng's own
+    // default of 1,000,000 per side would reject some files with its own message first.
+    png_set_user_limits(self->png, 0x7fffffff, 0x7fffffff);
+    return self;
+}
+
+int lc_png_read_header(lc_png *self, lc_png_header *header) {
+    if (setjmp(self->jump)) return LC_ERROR;
+    png_read_info(self->png, self->info);
+    memset(header, 0, sizeof *header);
+    header->width = png_get_image_width(self->png, self->info);
+    header->height = png_get_image_height(self->png, self->info);
+    header->bit_depth = png_get_bit_depth(self->png, self->info);
+    header->color_type = png_get_color_type(self->png, self->info);
+    header->interlaced = png_get_interlace_type(self->png, self->info) != PNG_INTERLACE_NONE;
+    png_uint_32 exif_size = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(self->png, self->info, &exif_size, &exif) && exif) {
+        header->exif = exif;
+        header->exif_size = exif_size;
+    }
+    return LC_OK;
+}
+
+int lc_png_decode(lc_png *self, uint8_t *out, size_t stride) {
+    if (setjmp(self->jump)) return LC_ERROR;
+    png_structp png = self->png;
+    png_infop info = self->info;
+    int color_type = png_get_color_type(png, info);
+    // Normalise every colour type and depth to RGBA8: palette and low-bit gray expand, tRNS
+    // becomes alpha, 16-bit scales down with rounding, gray becomes RGB, opaque gets A=255.
+    png_set_expand(png);
+    png_set_scale_16(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) > stride) png_error(png, "row longer than the output stride");
+    png_uint_32 height = png_get_image_height(png, info);
+    self->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!self->rows) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < height; y++) self->rows[y] = out + (size_t)y * stride;
+    // png_read_image handles interlace passes itself. Trailing chunks after the image data
+    // are not read: a file whose pixels are complete decodes even without IEND, as in libvips
+    // and browsers.
+    png_read_image(png, self->rows);
+    return LC_OK;
+}
+
+const char *lc_png_message(const lc_png *self) { return self->message; }
+
+void lc_png_destroy(lc_png *self) {
+    if (!self) return;
+    if (self->png) png_destroy_read_struct(&self->png, self->info ? &self->info : NULL, NULL);
+    free(self->rows);
+    free(self);
+}
+
+typedef struct {
+    png_structp png;
+    png_infop info;
+    jmp_buf jump;
+    char message[LC_MESSAGE_CAPACITY];
+    uint8_t *buffer;
+    size_t size;
+    size_t capacity;
+    uint8_t *row;  // RGB staging row when alpha is dropped
+} lc_png_encoder;
+
+static void on_png_encode_error(png_structp png, png_const_charp message) {
+    lc_png_encoder *enc = (lc_png_encoder *)png_get_error_ptr(png);
+    snprintf(enc->message, sizeof enc->message, "%s", message);
+    longjmp(enc->jump, 1);
+}
+
+static void write_to_memory(png_structp png, png_bytep bytes, size_t length) {
+    lc_png_encoder *enc = (lc_png_encoder *)png_get_io_ptr(png);
+    if (length > enc->capacity - enc->size) {
+        size_t capacity = enc->capacity ? enc->capacity : 64 * 1024;
+        while (length > capacity - enc->size) {
+            if (capacity > SIZE_MAX / 2) png_error(png, "PNG output too large");
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(enc->buffer, capacity);
+        if (!grown) png_error(png, "out of memory");
+        enc->buffer = grown;
+        enc->capacity = capacity;
+    }
+    memcpy(enc->buffer + enc->size, bytes, length);
+    enc->size += length;
+}
+
+static void flush_memory(png_structp png) { (void)png; }
+
+static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                           int has_alpha, int level) {
+    if (setjmp(enc->jump)) return LC_ERROR;
+    png_set_write_fn(enc->png, enc, write_to_memory, flush_memory);
+    png_set_IHDR(enc->png, enc->info, width, height, 8, has_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(enc->png, level);
+    png_write_info(enc->png, enc->info);
+    if (!has_alpha) {
+        enc->row = malloc((size_t)width * 3);
+        if (!enc->row) png_error(enc->png, "out of memory");
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *source = rgba + (size_t)y * stride;
+        if (has_alpha) {
+            png_write_row(enc->png, source);
+        } else {
+            for (uint32_t x = 0; x < width; x++) memcpy(enc->row + 3 * (size_t)x, source + 4 * (size_t)x, 3);
+            png_write_row(enc->png, enc->row);
+        }
+    }
+    png_write_end(enc->png, NULL);
+    return LC_OK;
+}
+
+int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
+                  int compression_level, uint8_t **out, size_t *out_size, char *message) {
+    lc_png_encoder *enc = calloc(1, sizeof *enc);
+    if (!enc) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
+        return LC_ERROR;
+    }
+    enc->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, enc, on_png_encode_error, on_png_warning);
+    if (enc->png) enc->info = png_create_info_struct(enc->png);
+    int status = LC_ERROR;
+    if (!enc->png || !enc->info) {
+        snprintf(enc->message, sizeof enc->message, "out of memory");
+    } else {
+        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, compression_level);
+    }
+    if (enc->png) png_destroy_write_struct(&enc->png, enc->info ? &enc->info : NULL);
+    free(enc->row);
+    if (status == LC_OK) {
+        *out = enc->buffer;
+        *out_size = enc->size;
+    } else {
+        snprintf(message, LC_MESSAGE_CAPACITY, "%s", enc->message);
+        free(enc->buffer);
+    }
+    free(enc);
+    return status;
+}

@@ -1,0 +1,64 @@
+/// A decoded raster: RGBA, 8 bits per channel, **straight (non-premultiplied) alpha**, rows
+/// top to bottom at `bytesPerRow` bytes each.
+///
+/// Straight alpha because every decoder here produces it (libpng, libwebp's `MODE_RGBA`,
+/// GIF palettes, JPEG is opaque), the encoders consume it, and colour analysis
+/// (ColorThief-compatible MMCQ) reads it; a resizer premultiplies internally and converts back.
+/// A value type over an array, so it is `Sendable` and copies only when mutated.
+public struct Bitmap: Sendable, Equatable {
+    /// Bytes per pixel: R, G, B, A in that order.
+    public static let bytesPerPixel = 4
+
+    /// Width in pixels (at least 1).
+    public let width: Int
+    /// Height in pixels (at least 1).
+    public let height: Int
+    /// Distance in bytes between the starts of two rows; at least `width * 4`.
+    public let bytesPerRow: Int
+    /// The pixel bytes, `bytesPerRow * height` of them.
+    public private(set) var pixels: [UInt8]
+
+    /// Wraps existing RGBA bytes, checking that the geometry fits them.
+    public init(width: Int, height: Int, bytesPerRow: Int? = nil, pixels: [UInt8]) throws(ImageCodecError) {
+        let stride = bytesPerRow ?? width &* Bitmap.bytesPerPixel
+        guard width > 0, height > 0 else { throw .invalidDimensions(width: width, height: height) }
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: Bitmap.bytesPerPixel)
+        let (total, totalOverflow) = stride.multipliedReportingOverflow(by: height)
+        guard !rowOverflow, !totalOverflow, stride >= rowBytes, pixels.count >= total else {
+            throw .invalidBitmap("\(pixels.count) bytes cannot hold \(width)x\(height) pixels at \(stride) bytes per row")
+        }
+        self.width = width
+        self.height = height
+        self.bytesPerRow = stride
+        self.pixels = pixels
+    }
+
+    /// Allocates a tightly packed bitmap and lets `fill` write every byte (the buffer is not
+    /// zeroed first: decoders overwrite all of it). Callers have already checked the size limits.
+    init(width: Int, height: Int, fill: (UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) throws -> Void) rethrows {
+        let stride = width * Bitmap.bytesPerPixel
+        self.width = width
+        self.height = height
+        self.bytesPerRow = stride
+        self.pixels = try [UInt8](unsafeUninitializedCapacity: stride * height) { buffer, count in
+            // UInt8 is trivial, so bytes left unwritten by a throwing `fill` need no cleanup.
+            try fill(UnsafeMutableRawBufferPointer(buffer), stride)
+            count = stride * height
+        }
+    }
+
+    /// The pixel at column `x`, row `y` as (r, g, b, a).
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let i = y * bytesPerRow + x * Bitmap.bytesPerPixel
+        return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
+    }
+
+    /// Whether any pixel is not fully opaque.
+    public var hasTransparency: Bool {
+        for y in 0..<height {
+            let row = y * bytesPerRow
+            for x in 0..<width where pixels[row + x * 4 + 3] != 255 { return true }
+        }
+        return false
+    }
+}

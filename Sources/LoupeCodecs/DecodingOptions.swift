@@ -1,0 +1,24 @@
+/// How to decode: target size, orientation, frames and limits.
+public struct DecodingOptions: Sendable, Equatable {
+    /// The longest side the caller needs, in pixels. JPEG uses libjpeg's DCT scaling (1/2,
+    /// 1/4, 1/8) to decode straight to the smallest size whose longest side is still at least
+    /// this, so a thumbnail never materializes the full image; still WebP scales inside the
+    /// decoder to fit this size. PNG and GIF decode at full size (their compression offers no
+    /// shortcut); resizing to an exact size is the processing layer's job. nil = full size.
+    public var maxPixelSize: Int?
+    /// Rotate/flip the result upright according to the EXIF orientation.
+    public var appliesOrientation: Bool
+    /// Decode only the first frame of an animation.
+    public var firstFrameOnly: Bool
+    /// Size and frame limits checked before allocation.
+    public var limits: DecodingLimits
+
+    /// Creates options; the defaults decode every frame at full size, as stored.
+    public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = false, firstFrameOnly: Bool = false,
+                limits: DecodingLimits = DecodingLimits()) {
+        self.maxPixelSize = maxPixelSize
+        self.appliesOrientation = appliesOrientation
+        self.firstFrameOnly = firstFrameOnly
+        self.limits = limits
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The default `ImageDecoding`: sniffs the format from the bytes and hands them to the
+/// matching decoder (JPEG, PNG, WebP, GIF).
+public struct ImageDecoder: ImageDecoding {
+    /// Creates a decoder; it holds no state.
+    public init() {}
+
+    public func metadata(of data: Data) throws -> ImageMetadata {
+        try decoder(for: data).metadata(of: data)
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions = DecodingOptions()) throws -> DecodedImage {
+        try decoder(for: data).decode(data, options: options)
+    }
+
+    private func decoder(for data: Data) throws -> any ImageDecoding {
+        guard let format = ImageFormat(sniffing: data) else { throw ImageCodecError.unrecognizedFormat }
+        return switch format {
+        case .jpeg: JPEGDecoder()
+        case .png: PNGDecoder()
+        case .webp: WebPDecoder()
+        case .gif: GIFDecoder()
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import CLoupeCodecs
+import Foundation
+
+/// Encodes a `Bitmap` for thumbnails on disk and CLI output.
+public struct ImageEncoder: Sendable {
+    /// The output format and its settings.
+    public enum Format: Sendable, Equatable {
+        /// JPEG at `quality` 1...100 (alpha is dropped; JPEG has none). Progressive files are
+        /// slightly smaller for photos and render coarse-to-fine.
+        case jpeg(quality: Int, progressive: Bool = false)
+        /// PNG, lossless, RGBA when the bitmap has transparency and RGB otherwise.
+        case png
+        /// Lossy WebP at `quality` 0...100.
+        case webp(quality: Int)
+        /// Lossless WebP (exact RGB is kept even under transparent pixels).
+        case webpLossless
+
+        /// The container format this produces.
+        public var imageFormat: ImageFormat {
+            switch self {
+            case .jpeg: .jpeg
+            case .png: .png
+            case .webp, .webpLossless: .webp
+            }
+        }
+    }
+
+    /// Creates an encoder; it holds no state.
+    public init() {}
+
+    /// Encodes `bitmap` as `format`. Throws `ImageCodecError.invalidBitmap` for an impossible
+    /// request (size beyond the format, quality out of range) and `.encodingFailed` with the
+    /// library's message otherwise.
+    public func encode(_ bitmap: Bitmap, as format: Format) throws -> Data {
+        // JPEG and WebP store sizes in 16 and 14 bits; refuse here rather than deep in C.
+        let maxSide = switch format {
+        case .jpeg: 65_500
+        case .png: Int(Int32.max)
+        case .webp, .webpLossless: 16_383
+        }
+        guard bitmap.width <= maxSide, bitmap.height <= maxSide else {
+            throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
+        }
+        var message = CMessage()
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
+        let status: Int32 = try bitmap.pixels.withUnsafeBufferPointer { pixels in
+            let base = pixels.baseAddress
+            return try message.withPointer { text in
+                switch format {
+                case let .jpeg(quality, progressive):
+                    guard (1...100).contains(quality) else { throw ImageCodecError.invalidBitmap("JPEG quality \(quality) is outside 1...100") }
+                    return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, &output, &size, text)
+                case .png:
+                    // Level 6 is zlib's default: nearly the size of 9 at a fraction of the time.
+                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, 6, &output, &size, text)
+                case let .webp(quality):
+                    guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("WebP quality \(quality) is outside 0...100") }
+                    return lc_webp_encode(base, width, height, stride, 0, Float(quality), &output, &size, text)
+                case .webpLossless:
+                    return lc_webp_encode(base, width, height, stride, 1, 75, &output, &size, text)
+                }
+            }
+        }
+        guard status == LC_OK, let output else { throw ImageCodecError.encodingFailed(format.imageFormat, message: message.text) }
+        // Data takes ownership and frees the C buffer with the allocator that made it.
+        return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
+    }
+}

@@ -1,0 +1,71 @@
+import CLoupeCodecs
+import Foundation
+
+/// Decodes JPEG with libjpeg-turbo: baseline and progressive, every chroma subsampling,
+/// grayscale, RGB, and CMYK/YCCK (converted to RGB, Adobe inversion honoured). With
+/// `maxPixelSize` it decodes at 1/2, 1/4 or 1/8 scale through libjpeg's DCT scaling.
+///
+/// Corrupt or truncated data that libjpeg can recover from still decodes (missing rows come
+/// out grey, as in libvips and browsers) and is reported in `DecodedImage.warning`; anything
+/// libjpeg cannot recover from throws `ImageCodecError.corrupt` with libjpeg's message.
+public struct JPEGDecoder: ImageDecoding {
+    /// Upper bound on progressive scans: a crafted file with thousands of scans would
+    /// otherwise take minutes (libjpeg-turbo's `djpeg -maxscans` guards against the same).
+    static let maxScans: Int32 = 1_000
+
+    /// Creates a decoder; it holds no state.
+    public init() {}
+
+    public func metadata(of data: Data) throws -> ImageMetadata {
+        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata in metadata } }
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { raw in
+            try withHeader(raw) { jpeg, metadata in
+                try options.limits.checkSize(metadata)
+                let denominator = JPEGDecoder.scaleDenominator(width: metadata.width, height: metadata.height,
+                                                               maxPixelSize: options.maxPixelSize)
+                var width: UInt32 = 0, height: UInt32 = 0
+                guard lc_jpeg_configure(jpeg, Int32(denominator), &width, &height) == LC_OK else {
+                    throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg)))
+                }
+                let bitmap = try Bitmap(width: Int(width), height: Int(height)) { out, stride in
+                    guard let base = out.baseAddress,
+                          lc_jpeg_decode(jpeg, base.assumingMemoryBound(to: UInt8.self), stride, JPEGDecoder.maxScans) == LC_OK
+                    else { throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg))) }
+                }
+                let warning = lc_jpeg_warning_count(jpeg) > 0 ? CMessage.string(lc_jpeg_message(jpeg)) : nil
+                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning)
+                return options.oriented(image)
+            }
+        }
+    }
+
+    /// The largest of 8, 4, 2 (else 1) that keeps the longest side at least `maxPixelSize`.
+    /// libjpeg rounds scaled sizes up, hence the ceiling division.
+    static func scaleDenominator(width: Int, height: Int, maxPixelSize: Int?) -> Int {
+        guard let target = maxPixelSize, target > 0 else { return 1 }
+        let longest = max(width, height)
+        for denominator in [8, 4, 2] where (longest + denominator - 1) / denominator >= target {
+            return denominator
+        }
+        return 1
+    }
+
+    private func withHeader<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata) throws -> T) throws -> T {
+        guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.jpeg, message: "empty data") }
+        guard let jpeg = lc_jpeg_create(base.assumingMemoryBound(to: UInt8.self), raw.count) else {
+            throw ImageCodecError.corrupt(.jpeg, message: "could not create a libjpeg decoder")
+        }
+        defer { lc_jpeg_destroy(jpeg) }
+        var header = lc_jpeg_header()
+        guard lc_jpeg_read_header(jpeg, &header) == LC_OK else {
+            throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg)))
+        }
+        let metadata = ImageMetadata(format: .jpeg, width: Int(header.width), height: Int(header.height),
+                                     orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
+                                     isProgressive: header.progressive != 0)
+        return try body(jpeg, metadata)
+    }
+}

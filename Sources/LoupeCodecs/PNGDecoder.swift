@@ -1,0 +1,46 @@
+import CLoupeCodecs
+import Foundation
+
+/// Decodes PNG with libpng: every colour type and bit depth (16-bit scaled to 8 with
+/// rounding), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
+/// decode, so `maxPixelSize` is ignored. Chunks after the image data are not read: a file whose
+/// pixels are complete decodes even if IEND is missing. APNG animation is not supported by
+/// Debian's libpng; such files decode as their default image.
+public struct PNGDecoder: ImageDecoding {
+    /// Creates a decoder; it holds no state.
+    public init() {}
+
+    public func metadata(of data: Data) throws -> ImageMetadata {
+        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata in metadata } }
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { raw in
+            try withHeader(raw) { png, metadata in
+                try options.limits.checkSize(metadata)
+                let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
+                    guard let base = out.baseAddress,
+                          lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride) == LC_OK
+                    else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
+                }
+                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap)))
+            }
+        }
+    }
+
+    private func withHeader<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata) throws -> T) throws -> T {
+        guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.png, message: "empty data") }
+        guard let png = lc_png_create(base.assumingMemoryBound(to: UInt8.self), raw.count) else {
+            throw ImageCodecError.corrupt(.png, message: "could not create a libpng decoder")
+        }
+        defer { lc_png_destroy(png) }
+        var header = lc_png_header()
+        guard lc_png_read_header(png, &header) == LC_OK else {
+            throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png)))
+        }
+        let metadata = ImageMetadata(format: .png, width: Int(header.width), height: Int(header.height),
+                                     orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
+                                     isProgressive: header.interlaced != 0)
+        return try body(png, metadata)
+    }
+}

@@ -1,0 +1,78 @@
+import CLoupeCodecs
+import Foundation
+
+/// Decodes WebP with libwebp: lossy, lossless, alpha, and animations (libwebpdemux composites
+/// the frames onto the canvas). A still image with `maxPixelSize` smaller than itself is
+/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio.
+public struct WebPDecoder: ImageDecoding {
+    /// Creates a decoder; it holds no state.
+    public init() {}
+
+    public func metadata(of data: Data) throws -> ImageMetadata {
+        try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _ in metadata } }
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { raw in
+            try withContainer(raw) { webp, metadata, animated in
+                try options.limits.checkSize(metadata)
+                // An animation of one frame still needs compositing: its frame may be smaller
+                // than the canvas and offset within it.
+                let image = if animated {
+                    try decodeAnimation(webp, metadata: metadata, options: options)
+                } else {
+                    try decodeStill(webp, metadata: metadata, options: options)
+                }
+                return options.oriented(image)
+            }
+        }
+    }
+
+    private func decodeStill(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions) throws -> DecodedImage {
+        var width = metadata.width, height = metadata.height
+        if let target = options.maxPixelSize, target > 0, max(width, height) > target {
+            let scale = Double(target) / Double(max(width, height))
+            width = max(1, Int((Double(width) * scale).rounded()))
+            height = max(1, Int((Double(height) * scale).rounded()))
+        }
+        var message = CMessage()
+        let bitmap = try Bitmap(width: width, height: height) { out, stride in
+            let status = message.withPointer { text in
+                lc_webp_decode_still(webp, UInt32(width), UInt32(height), out.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                     stride, text)
+            }
+            guard status == LC_OK else { throw ImageCodecError.corrupt(.webp, message: message.text) }
+        }
+        return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap))
+    }
+
+    private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions) throws -> DecodedImage {
+        let wanted = options.firstFrameOnly ? 1 : metadata.frameCount
+        try options.limits.checkFrames(wanted, of: metadata)
+        var previousTimestamp: Int32 = 0
+        let frames = try FrameCollector(format: .webp, width: metadata.width, height: metadata.height)
+            .collect(limit: wanted) { out, stride, text in
+                // libwebp reports each frame's end time; the duration is the difference.
+                var timestamp: Int32 = 0
+                let status = lc_webp_next_frame(webp, out, stride, &timestamp, text)
+                defer { previousTimestamp = timestamp }
+                return (status, .milliseconds(Int(timestamp - previousTimestamp)))
+            }
+        return DecodedImage(metadata: metadata, firstFrame: frames.first, laterFrames: frames.later)
+    }
+
+    private func withContainer<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata, _ animated: Bool) throws -> T) throws -> T {
+        guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.webp, message: "empty data") }
+        var info = lc_webp_info()
+        var message = CMessage()
+        let created = message.withPointer { lc_webp_create(base.assumingMemoryBound(to: UInt8.self), raw.count, &info, $0) }
+        guard let webp = created else { throw ImageCodecError.corrupt(.webp, message: message.text) }
+        defer { lc_webp_destroy(webp) }
+        let animated = info.has_animation != 0
+        let metadata = ImageMetadata(format: .webp, width: Int(info.width), height: Int(info.height),
+                                     orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: info.exif, count: info.exif_size)),
+                                     frameCount: max(1, Int(info.frame_count)),
+                                     loopCount: animated ? Int(info.loop_count) : nil)
+        return try body(webp, metadata, animated)
+    }
+}
