@@ -33,8 +33,8 @@ func runHTTPBenchmarks() async throws {
             let throughput = median(throughputs)
             let cpu = median(cpuPerRequest)
             results.append((name, throughput, cpu))
-            print(String(format: "  %-16@ concurrency %2d: %7.0f req/s  %6.1f µs CPU/request  (req/s runs %.0f–%.0f)",
-                         name, concurrency, throughput, cpu, throughputs.min() ?? 0, throughputs.max() ?? 0))
+            print(String(format: "  %@ concurrency %2d: %7.0f req/s  %6.1f µs CPU/request  (req/s runs %.0f–%.0f)",
+                         name.padding(toLength: 16, withPad: " ", startingAt: 0), concurrency, throughput, cpu, throughputs.min() ?? 0, throughputs.max() ?? 0))
         }
         if results.count == 2 {
             print(String(format: "  ratio at concurrency %d: %@ %.1f× the requests/s of %@, %.2f× its CPU per request",
