@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoupeCaching", targets: ["LoupeCaching"]),
         .library(name: "LoupeCodecs", targets: ["LoupeCodecs"]),
         .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
+        .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
     ],
     dependencies: [
@@ -39,6 +40,10 @@ let package = Package(
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
+        // Processing (DESIGN.md, layer 3): depends only on the codecs' bitmap (and decoders for
+        // the data-level colour helpers).
+        .target(name: "LoupeProcessing", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+
         // Loading: bytes for a URL over HTTP(S), file and data URLs; knows nothing about images.
         .target(
             name: "LoupeLoading",
@@ -58,11 +63,12 @@ let package = Package(
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
-            dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeTestSupport"],
+            dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
             swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
             dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],

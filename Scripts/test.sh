@@ -11,6 +11,9 @@ source Scripts/setup.sh
 echo "== corpus"
 bash Scripts/fetch-corpus.sh
 
+echo "== conformance references (Python venv)"
+bash Scripts/conformance/venv.sh
+
 echo "== build"
 swift build --build-tests
 

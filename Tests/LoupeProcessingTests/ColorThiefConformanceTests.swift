@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import LoupeCodecs
+import LoupeProcessing
+
+/// Our dominant colour and palettes against the real Python `colorthief` 0.2.1 (run in the
+/// conformance venv by Scripts/conformance/colorthief_reference.py) over the corpus.
+///
+/// Two comparisons per file:
+/// 1. On exactly the pixels colorthief reads (Pillow's RGBA, dumped by the script): every
+///    colour must be identical, lossy or not. This checks the algorithm alone.
+/// 2. On our own decode of the file (full size, first frame, no EXIF orientation): identical on
+///    lossless files (whose pixels must also be byte-identical to Pillow's), and within 8 per
+///    channel on JPEGs, where decoders may differ by a unit and move a pixel across a bin.
+@Suite struct ColorThiefConformanceTests {
+    /// Lossless files: PNG (the PngSuite too) and lossless WebP.
+    static func losslessFiles() throws -> [String] {
+        try Repository.corpusFiles(in: "go-png", suffixes: [".png"]).filter { !$0.contains("/invalid-") }
+            + Repository.corpusFiles(in: "go-png/pngsuite", suffixes: [".png"])
+            + Repository.corpusFiles(in: "go-image", suffixes: [".png"])
+            + Repository.corpusFiles(in: "x-image", suffixes: [".png", ".lossless.webp"])
+            + Repository.corpusFiles(in: "skimage", suffixes: [".png"])
+            + Repository.corpusFiles(in: "gdk-pixbuf", suffixes: [".png"]).filter { !excluded.keys.contains($0) }
+    }
+
+    static func jpegFiles() throws -> [String] {
+        try (Repository.corpusFiles(in: "go-image", suffixes: [".jpeg"])
+            + Repository.corpusFiles(in: "skimage", suffixes: [".jpg"])
+            + Repository.corpusFiles(in: "gdk-pixbuf", suffixes: [".jpg", ".jpeg"]))
+            .filter { !excluded.keys.contains($0) }
+    }
+
+    /// Files Pillow (and so colorthief) refuses, with its reason.
+    static let excluded: [String: String] = [
+        "Corpus/gdk-pixbuf/large.jpg": "749 MP: Pillow's decompression-bomb limit",
+        "Corpus/gdk-pixbuf/large.png": "839 MP: Pillow's decompression-bomb limit",
+        "Corpus/gdk-pixbuf/issue205.jpg": "4 GP header: Pillow's decompression-bomb limit",
+        "Corpus/gdk-pixbuf/bug775218.jpg": "Pillow cannot identify it",
+        "Corpus/gdk-pixbuf/premature-end.jpg": "truncated: Pillow refuses it",
+        "Corpus/go-image/video-001.progressive.truncated.jpeg": "truncated: Pillow refuses it",
+    ]
+
+    /// Lossless files whose pixels Pillow converts differently from our decoder, so only the
+    /// comparison on Pillow's own pixels applies to them in full.
+    static let pillowConversions: [String: String] = [
+        "Corpus/go-png/pngsuite/basn0g16.png": "16-bit grey opens as mode I;16, whose RGBA conversion clips to 255 (white)",
+        "Corpus/go-png/pngsuite/basn2c16.png": "16-bit: Pillow keeps the high byte, libpng rounds",
+        "Corpus/go-png/pngsuite/basn4a16.png": "16-bit: Pillow keeps the high byte, libpng rounds",
+        "Corpus/go-png/pngsuite/basn6a16.png": "16-bit: Pillow keeps the high byte, libpng rounds",
+        "Corpus/go-png/pngsuite/ftbbn0g04.png": "grey with tRNS: Pillow's RGBA conversion leaves the transparent grey opaque",
+        "Corpus/go-png/pngsuite/ftbwn0g16.png": "16-bit grey opens as mode I;16, whose RGBA conversion clips to 255 (white)",
+    ]
+    /// Of those, the ones where the different pixels also give different colours (Pillow's
+    /// white image has no usable pixels at all for ftbwn0g16).
+    static let pillowConversionsChangingColors: Set = [
+        "Corpus/go-png/pngsuite/basn0g16.png", "Corpus/go-png/pngsuite/ftbwn0g16.png",
+    ]
+
+    @Test func sameColorsAsColorThief() throws {
+        let lossless = try Self.losslessFiles(), jpegs = try Self.jpegFiles()
+        #expect(lossless.count > 50 && jpegs.count > 20, "corpus looks incomplete: \(lossless.count) lossless, \(jpegs.count) JPEG")
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try PythonReference.run("colorthief_reference.py", arguments: [directory.path] + lossless + jpegs)
+        let references = try JSONDecoder().decode([Reference].self, from: output)
+        try #require(references.count == lossless.count + jpegs.count)
+
+        var samePixelFailures: [String] = [], decoderFailures: [String] = []
+        var checkedColors = 0, noPixelFiles = 0
+        for reference in references {
+            let isLossless = !reference.file.hasSuffix(".jpg") && !reference.file.hasSuffix(".jpeg")
+            let raw = try [UInt8](Data(contentsOf: URL(fileURLWithPath: reference.pixels)))
+            let pillowPixels = try Bitmap(width: reference.width, height: reference.height, pixels: raw)
+            let data = try Data(contentsOf: Repository.root.appendingPathComponent(reference.file))
+            let ours = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true)).bitmap
+
+            guard let expectedColor = reference.color else {
+                // colorthief: "Empty pixels when quantize." Ours: a typed error.
+                noPixelFiles += 1
+                #expect(throws: ColorExtractionError.noUsablePixels) { try pillowPixels.dominantColor() }
+                if isLossless, !Self.pillowConversionsChangingColors.contains(reference.file) {
+                    #expect(throws: ColorExtractionError.noUsablePixels) { try ours.dominantColor() }
+                }
+                continue
+            }
+            // 1. Same pixels: identical colours.
+            for mismatch in try reference.mismatches(of: pillowPixels) {
+                samePixelFailures.append("\(reference.file): \(mismatch)")
+            }
+            // 2. Our decoder.
+            if isLossless {
+                let samePixels = ours.width == reference.width && ours.height == reference.height && tightBytes(ours) == raw
+                if samePixels == (Self.pillowConversions[reference.file] != nil) {
+                    decoderFailures.append("\(reference.file): our pixels \(samePixels ? "now equal" : "differ from") Pillow's")
+                }
+                if Self.pillowConversionsChangingColors.contains(reference.file) { continue }
+                for mismatch in try reference.mismatches(of: ours) {
+                    decoderFailures.append("\(reference.file) (our decode): \(mismatch)")
+                }
+            } else {
+                let color = try ours.dominantColor()
+                let difference = max(abs(Int(color.red) - expectedColor[0]), abs(Int(color.green) - expectedColor[1]),
+                                     abs(Int(color.blue) - expectedColor[2]))
+                if difference > 8 {
+                    decoderFailures.append("\(reference.file): our decode gives \(color), colorthief \(expectedColor) (off by \(difference))")
+                }
+            }
+            checkedColors += 1
+        }
+        #expect(samePixelFailures.isEmpty, "\(samePixelFailures.count) mismatches on Pillow's pixels:\n\(samePixelFailures.joined(separator: "\n"))")
+        #expect(decoderFailures.isEmpty, "\(decoderFailures.count) mismatches on our decode:\n\(decoderFailures.joined(separator: "\n"))")
+        #expect(checkedColors > 70 && noPixelFiles >= 1)
+    }
+}
+
+/// One file's result from colorthief_reference.py.
+private struct Reference: Decodable {
+    let file: String
+    let width: Int
+    let height: Int
+    let pixels: String
+    let color: [Int]?
+    let palettes: [String: [[Int]]]?
+    let color_q1: [Int]?
+
+    /// Everything of `bitmap`'s colours that differs from colorthief's, as messages.
+    func mismatches(of bitmap: Bitmap) throws -> [String] {
+        var found: [String] = []
+        func rgb(_ c: RGBColor) -> [Int] { [Int(c.red), Int(c.green), Int(c.blue)] }
+        let color = try bitmap.dominantColor()
+        if rgb(color) != self.color { found.append("dominant \(rgb(color)) != \(self.color ?? [])") }
+        if let q1 = color_q1, rgb(try bitmap.dominantColor(quality: 1)) != q1 {
+            found.append("dominant at quality 1 \(rgb(try bitmap.dominantColor(quality: 1))) != \(q1)")
+        }
+        for count in [2, 5, 10] {
+            // Ours is the prefix of colorthief's palette for `count`, or for `count + 1` when
+            // that one comes back short.
+            guard let asked = palettes?[String(count)] else { continue }
+            let source = asked.count >= count ? asked : palettes?[String(count + 1)]
+            guard let source else { continue }
+            // colorthief gives 256 for the centre of an empty box above the top bin
+            // (4 * (32 + 31 + 1)); ours is a byte, 255. Documented on `palette(count:quality:)`.
+            let expected = source.prefix(count).map { $0.map { min($0, 255) } }
+            let ours = try bitmap.palette(count: count).map(rgb)
+            if ours != expected { found.append("palette(\(count)) \(ours) != \(expected)") }
+        }
+        return found
+    }
+}
+
+/// The bitmap's pixels without row padding.
+func tightBytes(_ bitmap: Bitmap) -> [UInt8] {
+    if bitmap.bytesPerRow == bitmap.width * 4 { return Array(bitmap.pixels.prefix(bitmap.width * bitmap.height * 4)) }
+    var bytes: [UInt8] = []
+    for y in 0..<bitmap.height {
+        bytes += bitmap.pixels[y * bitmap.bytesPerRow ..< y * bitmap.bytesPerRow + bitmap.width * 4]
+    }
+    return bytes
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import LoupeCodecs
+
+/// Paths in the repository checkout the tests run from.
+enum Repository {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The corpus Scripts/fetch-corpus.sh assembles (Scripts/test.sh runs it first).
+    static let corpus = root.appendingPathComponent("Corpus")
+
+    /// Every file directly in corpus folder `folder` whose name ends with one of `suffixes`,
+    /// as paths relative to the repository root, sorted. A missing folder is an error: the
+    /// conformance tests must fail, not pass on nothing, when the corpus was not fetched.
+    static func corpusFiles(in folder: String, suffixes: [String]) throws -> [String] {
+        let directory = corpus.appendingPathComponent(folder)
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw SetupMissing(what: "corpus folder \(directory.path)", fix: "bash Scripts/fetch-corpus.sh")
+        }
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { name in suffixes.contains { name.lowercased().hasSuffix($0) } }
+            .sorted()
+            .map { "Corpus/\(folder)/\($0)" }
+    }
+}
+
+/// Something the test needs that Scripts/test.sh prepares is not there.
+struct SetupMissing: Error, CustomStringConvertible {
+    let what: String
+    let fix: String
+    var description: String { "\(what) is missing; run `\(fix)` (Scripts/test.sh does)" }
+}
+
+/// Runs a Python reference script from Scripts/conformance in the conformance venv.
+enum PythonReference {
+    static func run(_ script: String, arguments: [String]) throws -> Data {
+        let python = Repository.root.appendingPathComponent(".venv-conformance/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw SetupMissing(what: "the conformance venv \(python.path)", fix: "bash Scripts/conformance/venv.sh")
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [Repository.root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments
+        process.currentDirectoryURL = Repository.root
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ReferenceFailed(script: script, status: process.terminationStatus)
+        }
+        return data
+    }
+
+    struct ReferenceFailed: Error, CustomStringConvertible {
+        let script: String
+        let status: Int32
+        var description: String { "Python reference \(script) exited with status \(status) (its stderr is above)" }
+    }
+}
+
+/// A fresh temporary directory, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-processing-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A bitmap from rows of (r, g, b, a) tuples or a flat generator.
+func makeBitmap(width: Int, height: Int, _ pixel: (Int, Int) -> (UInt8, UInt8, UInt8, UInt8)) throws -> Bitmap {
+    var bytes = [UInt8](repeating: 0, count: width * height * 4)
+    for y in 0..<height {
+        for x in 0..<width {
+            let (r, g, b, a) = pixel(x, y)
+            let i = (y * width + x) * 4
+            bytes[i] = r; bytes[i + 1] = g; bytes[i + 2] = b; bytes[i + 3] = a
+        }
+    }
+    return try Bitmap(width: width, height: height, pixels: bytes)
+}
