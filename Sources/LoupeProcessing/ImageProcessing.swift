@@ -1,0 +1,23 @@
+import LoupeCodecs
+
+/// One step of image post-processing (resize, crop, orientation, ...), the seam the pipeline
+/// chains and caches by.
+///
+/// `identifier` names the step *and its parameters* in a stable text form (same processing,
+/// same string, in every process and every run), because the pipeline puts it into memory-
+/// and disk-cache keys and into the keys that coalesce duplicate work. Two processors with
+/// the same identifier must produce the same pixels. Identifiers of this module start with
+/// `loupe.`; others should use their own prefix.
+public protocol ImageProcessing: Sendable {
+    /// Stable, parameter-complete name of this step, for cache and coalescing keys.
+    var identifier: String { get }
+    /// Returns the processed bitmap; never modifies the input (bitmaps are values).
+    func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap
+}
+
+extension ImageProcessing {
+    /// This step followed by `next`, as one processor.
+    public func then(_ next: any ImageProcessing) -> ProcessorChain {
+        ProcessorChain([self, next])
+    }
+}

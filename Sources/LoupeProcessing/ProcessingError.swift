@@ -1,0 +1,38 @@
+import LoupeCodecs
+
+/// Why a processor refused its input or parameters.
+public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A target size that is not positive or exceeds `Resize.maxPixelCount`.
+    case invalidSize(width: Int, height: Int)
+    /// A crop rectangle that does not overlap the image.
+    case cropOutsideImage(x: Int, y: Int, width: Int, height: Int)
+    /// A placeholder encoder's parameter is out of its range (components, image size).
+    case invalidParameter(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidSize(width, height): "invalid target size \(width)x\(height)"
+        case let .cropOutsideImage(x, y, width, height): "crop \(width)x\(height) at (\(x), \(y)) does not overlap the image"
+        case let .invalidParameter(message): message
+        }
+    }
+}
+
+extension Bitmap {
+    /// A tightly packed bitmap whose bytes `fill` writes (all of them). Geometry is the
+    /// caller's, already validated, so the codecs' size check cannot fail; it is mapped anyway
+    /// rather than trapped.
+    static func make(width: Int, height: Int,
+                     fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) throws(ProcessingError) -> Bitmap {
+        let count = width * height * Bitmap.bytesPerPixel
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            fill(buffer)
+            initialized = count
+        }
+        do {
+            return try Bitmap(width: width, height: height, pixels: bytes)
+        } catch {
+            throw .invalidSize(width: width, height: height)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import LoupeCodecs
+
+/// The resize engine: box pre-reduction by integer factors (like Pillow's `reducing_gap`),
+/// then a separable windowed filter, on premultiplied `Float` pixels so transparent pixels'
+/// colours never bleed into visible ones.
+///
+/// It streams: each output row needs a window of horizontally filtered rows, kept in a small
+/// ring, and each of those is made on demand from (box-reduced) source rows, so memory is a
+/// few rows whatever the image size, and source rows outside the needed region are never read.
+struct Resampler {
+    /// The part of the source to map onto the output, in source pixels (may be fractional).
+    struct Region {
+        var x: Double, y: Double, width: Double, height: Double
+    }
+
+    let filter: ResamplingFilter
+    /// Pre-reduce with a box while the remaining scale stays at least this factor.
+    let reducingGap: Double
+
+    func resample(_ bitmap: Bitmap, region: Region, width outWidth: Int, height outHeight: Int) throws(ProcessingError) -> Bitmap {
+        // Box factors: shrink by whole numbers while at least `reducingGap` is left for the
+        // windowed filter.
+        let factorX = max(1, Int(region.width / Double(outWidth) / reducingGap))
+        let factorY = max(1, Int(region.height / Double(outHeight) / reducingGap))
+        let reducedWidth = (bitmap.width + factorX - 1) / factorX
+        let reducedHeight = (bitmap.height + factorY - 1) / factorY
+
+        let columns = Kernel(filter: filter, inputSize: reducedWidth, outputSize: outWidth,
+                             start: region.x / Double(factorX), length: region.width / Double(factorX))
+        let rows = Kernel(filter: filter, inputSize: reducedHeight, outputSize: outHeight,
+                          start: region.y / Double(factorY), length: region.height / Double(factorY))
+        let usedColumns = columns.coveredRange
+
+        return try Bitmap.make(width: outWidth, height: outHeight) { out in
+            bitmap.pixels.withUnsafeBufferPointer { source in
+                let reader = RowReader(source: source, width: bitmap.width, height: bitmap.height,
+                                       bytesPerRow: bitmap.bytesPerRow, factorX: factorX, factorY: factorY)
+                let ringSize = rows.maxTaps
+                withScratch(count: reducedWidth + ringSize * outWidth + outWidth) { scratch in
+                    let row = UnsafeMutableBufferPointer(rebasing: scratch[0..<reducedWidth])
+                    let ring = UnsafeMutableBufferPointer(rebasing: scratch[reducedWidth..<reducedWidth + ringSize * outWidth])
+                    let accumulator = UnsafeMutableBufferPointer(rebasing: scratch[(reducedWidth + ringSize * outWidth)...])
+                    var nextRow = 0  // first reduced row not yet filtered into the ring
+
+                    for y in 0..<outHeight {
+                        let first = rows.starts[y], taps = rows.counts[y]
+                        // Fill the ring with the rows this output row needs (windows only move
+                        // down, so rows above `first` are never needed again).
+                        for r in max(nextRow, first)..<(first + taps) {
+                            reader.read(row: r, columns: usedColumns, into: row)
+                            let slot = UnsafeMutableBufferPointer(rebasing: ring[(r % ringSize) * outWidth ..< (r % ringSize + 1) * outWidth])
+                            columns.apply(row, into: slot)
+                        }
+                        nextRow = max(nextRow, first + taps)
+
+                        for x in 0..<outWidth { accumulator[x] = .zero }
+                        for k in 0..<taps {
+                            let weight = rows.weights[y * rows.maxTaps + k]
+                            let base = ((first + k) % ringSize) * outWidth
+                            for x in 0..<outWidth { accumulator[x] += ring[base + x] * weight }
+                        }
+                        store(accumulator, into: out, row: y, width: outWidth)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Un-premultiplies a row of accumulated pixels into 8-bit straight RGBA.
+    private func store(_ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<UInt8>,
+                       row: Int, width: Int) {
+        let base = row * width * 4
+        for x in 0..<width {
+            let p = pixels[x]
+            let alpha = min(max(p.w, 0), 255)
+            let o = base + x * 4
+            guard alpha >= 0.5 else {
+                out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 0
+                continue
+            }
+            let rgb = p * (255 / alpha)
+            out[o] = UInt8(min(max(rgb.x, 0), 255) + 0.5)
+            out[o + 1] = UInt8(min(max(rgb.y, 0), 255) + 0.5)
+            out[o + 2] = UInt8(min(max(rgb.z, 0), 255) + 0.5)
+            out[o + 3] = UInt8(alpha + 0.5)
+        }
+    }
+}
+
+/// Precomputed filter taps along one axis (Pillow's formulation: output pixel i centred at
+/// `start + (i + 0.5) * scale` in input pixels, kernel widened by the scale when shrinking,
+/// clipped to the image and renormalized).
+private struct Kernel {
+    var starts: [Int]
+    var counts: [Int]
+    /// `maxTaps` weights per output pixel.
+    var weights: [Float]
+    let maxTaps: Int
+
+    init(filter: ResamplingFilter, inputSize: Int, outputSize: Int, start: Double, length: Double) {
+        let scale = length / Double(outputSize)
+        let stretch = max(scale, 1)
+        let support = filter.support * stretch
+        let maxTaps = min(inputSize, Int(support * 2) + 2)
+        var starts = [Int](repeating: 0, count: outputSize)
+        var counts = [Int](repeating: 0, count: outputSize)
+        var weights = [Float](repeating: 0, count: outputSize * maxTaps)
+        var lastStart = 0
+        for i in 0..<outputSize {
+            let centre = start + (Double(i) + 0.5) * scale
+            var low = max(0, Int((centre - support + 0.5).rounded(.down)))
+            let high = min(inputSize, Int((centre + support + 0.5).rounded(.down)))
+            // Keep windows monotonic and non-empty (the ring relies on it).
+            low = min(max(low, lastStart), inputSize - 1)
+            let taps = max(1, min(high - low, maxTaps))
+            var total = 0.0
+            var local = [Double](repeating: 0, count: taps)
+            for k in 0..<taps {
+                let w = filter.weight((Double(low + k) - centre + 0.5) / stretch)
+                local[k] = w
+                total += w
+            }
+            for k in 0..<taps {
+                weights[i * maxTaps + k] = Float(total != 0 ? local[k] / total : (k == 0 ? 1 : 0))
+            }
+            starts[i] = low
+            counts[i] = taps
+            lastStart = low
+        }
+        self.starts = starts
+        self.counts = counts
+        self.weights = weights
+        self.maxTaps = maxTaps
+    }
+
+    /// The input indices any output pixel reads.
+    var coveredRange: Range<Int> {
+        let low = starts.first ?? 0
+        let high = zip(starts, counts).map { $0 + $1 }.max() ?? low
+        return low..<high
+    }
+
+    /// Filters `row` (input pixels) into `out` (output pixels).
+    func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        weights.withUnsafeBufferPointer { weights in
+            for i in 0..<out.count {
+                let first = starts[i], taps = counts[i], base = i * maxTaps
+                var sum = SIMD4<Float>.zero
+                for k in 0..<taps { sum += row[first + k] * weights[base + k] }
+                out[i] = sum
+            }
+        }
+    }
+}
+
+/// Reads source rows as premultiplied floats (alpha 0...255, colour scaled by alpha / 255),
+/// averaging `factorX`×`factorY` blocks when pre-reducing (edge blocks average what exists).
+private struct RowReader {
+    let source: UnsafeBufferPointer<UInt8>
+    let width: Int, height: Int, bytesPerRow: Int
+    let factorX: Int, factorY: Int
+
+    func read(row: Int, columns: Range<Int>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        let top = row * factorY, bottom = min(height, top + factorY)
+        for column in columns {
+            let left = column * factorX, right = min(width, left + factorX)
+            var sum = SIMD4<Int>.zero
+            for y in top..<bottom {
+                var at = y * bytesPerRow + left * 4
+                for _ in left..<right {
+                    let a = Int(source[at + 3])
+                    sum &+= SIMD4(Int(source[at]) * a, Int(source[at + 1]) * a, Int(source[at + 2]) * a, a * 255)
+                    at += 4
+                }
+            }
+            let count = Float((bottom - top) * (right - left))
+            out[column] = SIMD4<Float>(sum) / (255 * count)
+        }
+    }
+}
+
+/// Runs `body` with an uninitialized-then-zeroed buffer of `count` SIMD4<Float>, freed after.
+private func withScratch<R>(count: Int, _ body: (UnsafeMutableBufferPointer<SIMD4<Float>>) -> R) -> R {
+    let buffer = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: max(count, 1))
+    buffer.initialize(repeating: .zero)
+    defer { buffer.deallocate() }
+    return body(buffer)
+}
