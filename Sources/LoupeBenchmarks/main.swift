@@ -7,6 +7,7 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("http", runHTTPBenchmarks),
     ("codecs", CodecBenchmark.run),
+    ("processing", ProcessingBenchmark.run),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
