@@ -143,11 +143,15 @@ private struct Kernel {
     /// Filters `row` (input pixels) into `out` (output pixels).
     func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         weights.withUnsafeBufferPointer { weights in
-            for i in 0..<out.count {
-                let first = starts[i], taps = counts[i], base = i * maxTaps
-                var sum = SIMD4<Float>.zero
-                for k in 0..<taps { sum += row[first + k] * weights[base + k] }
-                out[i] = sum
+            starts.withUnsafeBufferPointer { starts in
+                counts.withUnsafeBufferPointer { counts in
+                    for i in 0..<out.count {
+                        let first = starts[i], taps = counts[i], base = i * maxTaps
+                        var sum = SIMD4<Float>.zero
+                        for k in 0..<taps { sum += row[first + k] * weights[base + k] }
+                        out[i] = sum
+                    }
+                }
             }
         }
     }
@@ -161,6 +165,16 @@ private struct RowReader {
     let factorX: Int, factorY: Int
 
     func read(row: Int, columns: Range<Int>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        if factorX == 1, factorY == 1 {
+            // No pre-reduction: premultiply straight from the bytes.
+            var at = row * bytesPerRow + columns.lowerBound * 4
+            for column in columns {
+                let alpha = Float(source[at + 3])
+                out[column] = SIMD4<Float>(Float(source[at]), Float(source[at + 1]), Float(source[at + 2]), 255) * (alpha / 255)
+                at += 4
+            }
+            return
+        }
         let top = row * factorY, bottom = min(height, top + factorY)
         for column in columns {
             let left = column * factorX, right = min(width, left + factorX)
