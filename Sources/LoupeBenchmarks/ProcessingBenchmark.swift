@@ -128,6 +128,6 @@ enum ProcessingBenchmark {
             let elapsed = ContinuousClock.now - start
             times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
         }
-        return times.sorted()[times.count / 2]
+        return Measurement(name: "", samples: times).median
     }
 }

@@ -27,17 +27,9 @@ public enum BlurHash {
         let w = Double(width), h = Double(height)
         let linear = sRGBToLinearTable
 
-        // Linear RGB planes and cosine tables: the same expressions the reference evaluates
-        // per pixel, computed once.
-        var planes = [[Double]](repeating: [Double](repeating: 0, count: width * height), count: 3)
-        bitmap.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<height {
-                for x in 0..<width {
-                    let at = y * bitmap.bytesPerRow + x * 4
-                    for c in 0..<3 { planes[c][y * width + x] = linear[Int(pixels[at + c])] }
-                }
-            }
-        }
+        // Cosine tables: the same expressions the reference evaluates per pixel, computed
+        // once. Pixels are converted to linear through a 256-entry table as they are read, so
+        // memory stays O(width + height) whatever the image size.
         let cosX = (0..<xComponents).map { i in (0..<width).map { x in cos(Double.pi * Double(i) * Double(x) / w) } }
         let cosY = (0..<yComponents).map { j in (0..<height).map { y in cos(Double.pi * Double(j) * Double(y) / h) } }
 
@@ -47,14 +39,17 @@ public enum BlurHash {
             for i in 0..<xComponents {
                 let norm = i == 0 && j == 0 ? 1.0 : 2.0
                 var r = 0.0, g = 0.0, b = 0.0
-                for y in 0..<height {
-                    for x in 0..<width {
-                        // Same association as the reference: (norm * cos x) * cos y.
-                        let basis = norm * cosX[i][x] * cosY[j][y]
-                        let p = y * width + x
-                        r += basis * planes[0][p]
-                        g += basis * planes[1][p]
-                        b += basis * planes[2][p]
+                bitmap.pixels.withUnsafeBufferPointer { pixels in
+                    for y in 0..<height {
+                        var at = y * bitmap.bytesPerRow
+                        for x in 0..<width {
+                            // Same association as the reference: (norm * cos x) * cos y.
+                            let basis = norm * cosX[i][x] * cosY[j][y]
+                            r += basis * linear[Int(pixels[at])]
+                            g += basis * linear[Int(pixels[at + 1])]
+                            b += basis * linear[Int(pixels[at + 2])]
+                            at += 4
+                        }
                     }
                 }
                 let area = w * h

@@ -33,7 +33,7 @@ import LoupeProcessing
             let color = try fast.dominantColor(of: data)
             let deviation = max(abs(Int(color.red) - Int(reference.red)), abs(Int(color.green) - Int(reference.green)),
                                 abs(Int(color.blue) - Int(reference.blue)))
-            print("fast-mode deviation \(deviation): \(file) exact \(reference) fast \(color)")
+            if deviation > 0 { print("fast-mode deviation \(deviation): \(file) exact \(reference) fast \(color)") }
             deviations.append(deviation)
         }
         deviations.sort()
