@@ -56,18 +56,20 @@ import LoupeProcessing
         "Corpus/go-png/pngsuite/basn0g16.png", "Corpus/go-png/pngsuite/ftbwn0g16.png",
     ]
 
-    @Test func sameColorsAsColorThief() throws {
+    @Test func sameColorsAsColorThief() async throws {
         let lossless = try Self.losslessFiles(), jpegs = try Self.jpegFiles()
         #expect(lossless.count > 50 && jpegs.count > 20, "corpus looks incomplete: \(lossless.count) lossless, \(jpegs.count) JPEG")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try PythonReference.run("colorthief_reference.py", arguments: [directory.path] + lossless + jpegs)
+        let output = try await PythonReference.run("colorthief_reference.py", arguments: [directory.path] + lossless + jpegs)
         let references = try JSONDecoder().decode([Reference].self, from: output)
         try #require(references.count == lossless.count + jpegs.count)
 
         var samePixelFailures: [String] = [], decoderFailures: [String] = []
         var checkedColors = 0, noPixelFiles = 0
         for reference in references {
+            // Long and CPU-bound: let the parallel concurrency tests have the cooperative pool.
+            await Task.yield()
             let isLossless = !reference.file.hasSuffix(".jpg") && !reference.file.hasSuffix(".jpeg")
             let raw = try [UInt8](Data(contentsOf: URL(fileURLWithPath: reference.pixels)))
             let pillowPixels = try Bitmap(width: reference.width, height: reference.height, pixels: raw)

@@ -7,7 +7,7 @@ import LoupeProcessing
 /// `thumbhash-python` 1.0.1, run by Scripts/conformance/placeholder_reference.py) on the same
 /// pixels: small versions of corpus images, opaque and with alpha.
 @Suite struct PlaceholderTests {
-    @Test func sameHashesAsTheReferences() throws {
+    @Test func sameHashesAsTheReferences() async throws {
         let cases: [(file: String, box: Int, x: Int, y: Int)] = [
             ("Corpus/skimage/chelsea.png", 32, 4, 3), ("Corpus/skimage/astronaut.png", 100, 4, 3),
             ("Corpus/skimage/coffee.png", 64, 9, 9), ("Corpus/skimage/rocket.jpg", 48, 1, 1),
@@ -28,7 +28,7 @@ import LoupeProcessing
             arguments.append("\(path):\(small.width):\(small.height):\(item.x):\(item.y)")
         }
         let references = try JSONDecoder().decode([Reference].self,
-                                                  from: PythonReference.run("placeholder_reference.py", arguments: arguments))
+                                                  from: await PythonReference.run("placeholder_reference.py", arguments: arguments))
         try #require(references.count == cases.count)
         var sawAlpha = false
         for (n, item) in cases.enumerated() {

@@ -87,7 +87,7 @@ import LoupeProcessing
     /// (corpus photos, opaque and with alpha). Pillow rounds to 8 bits between its two passes
     /// and uses fixed-point weights; we keep floats, so values may differ by a little.
     @Test(arguments: ResamplingFilter.allCases)
-    func matchesPillow(_ filter: ResamplingFilter) throws {
+    func matchesPillow(_ filter: ResamplingFilter) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cases: [(file: String, width: Int, height: Int)] = [
@@ -100,7 +100,7 @@ import LoupeProcessing
             let bitmap = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true)).bitmap
             let input = directory.appendingPathComponent("in.rgba"), output = directory.appendingPathComponent("out.rgba")
             try Data(tightBytes(bitmap)).write(to: input)
-            _ = try PythonReference.run("resize_reference.py", arguments: [
+            _ = try await PythonReference.run("resize_reference.py", arguments: [
                 input.path, "\(bitmap.width)", "\(bitmap.height)", "\(width)", "\(height)", filter.rawValue, output.path,
             ])
             let pillow = try [UInt8](Data(contentsOf: output))

@@ -33,8 +33,12 @@ struct SetupMissing: Error, CustomStringConvertible {
 }
 
 /// Runs a Python reference script from Scripts/conformance in the conformance venv.
+///
+/// The wait happens on a Dispatch thread, not on Swift's cooperative pool: the references take
+/// minutes, and the pool has only as many threads as cores (two in CI); blocking them would
+/// starve the concurrency tests that run in parallel and wait on timeouts.
 enum PythonReference {
-    static func run(_ script: String, arguments: [String]) throws -> Data {
+    static func run(_ script: String, arguments: [String]) async throws -> Data {
         let python = Repository.root.appendingPathComponent(".venv-conformance/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw SetupMissing(what: "the conformance venv \(python.path)", fix: "bash Scripts/conformance/venv.sh")
@@ -46,11 +50,15 @@ enum PythonReference {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ReferenceFailed(script: script, status: process.terminationStatus)
+        let (data, status) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Int32), Never>) in
+            DispatchQueue.global().async {
+                // Read to the end first: waiting for exit with a full pipe would deadlock.
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (data, process.terminationStatus))
+            }
         }
+        guard status == 0 else { throw ReferenceFailed(script: script, status: status) }
         return data
     }
 
