@@ -9,6 +9,22 @@ import LoupeProcessing
 /// shrinking decode really shrinks.
 @Suite struct FastDominantColorTests {
     @Test func fastModeStaysCloseToExact() async throws {
+        // Decoding and quantizing ~80 images in a debug build: off the cooperative pool.
+        var deviations = try await offCooperativePool { try Self.deviations() }
+        deviations.sort()
+        try #require(deviations.count >= 70)
+        let median = deviations[deviations.count / 2], p90 = deviations[deviations.count * 9 / 10]
+        let withinEight = Double(deviations.filter { $0 <= 8 }.count) / Double(deviations.count)
+        print("fast-mode deviation over \(deviations.count) files: median \(median), p90 \(p90), max \(deviations.last ?? -1), within 8: \(withinEight)")
+        // The figures DominantColorExtractor documents (measured: 80 files, median 0, p90 4,
+        // max 46 on a flat-colour logo where two boxes nearly tie and the shrunk sample flips
+        // the winner; 95 % within 8).
+        #expect(median <= 1 && p90 <= 5 && withinEight >= 0.95)
+        #expect(deviations.last ?? .max <= 46)
+    }
+
+    /// Largest per-channel difference between fast and exact colour, per input.
+    private static func deviations() throws -> [Int] {
         var inputs: [(name: String, data: Data)] = []
         for file in try Repository.corpusFiles(in: "skimage", suffixes: [".jpg"])
             + Repository.corpusFiles(in: "go-image", suffixes: [".jpeg"])
@@ -17,7 +33,6 @@ import LoupeProcessing
             inputs.append((file, try Data(contentsOf: Repository.root.appendingPathComponent(file))))
         }
         for file in try Repository.corpusFiles(in: "skimage", suffixes: [".png"]) {
-            await Task.yield()  // long and CPU-bound: leave the cooperative pool to others between files
             let data = try Data(contentsOf: Repository.root.appendingPathComponent(file))
             let bitmap = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true)).bitmap
             guard bitmap.width >= 256 || bitmap.height >= 256 else { continue }
@@ -30,7 +45,6 @@ import LoupeProcessing
         let exact = DominantColorExtractor(mode: .exact), fast = DominantColorExtractor(mode: .fastDefault)
         var deviations: [Int] = []
         for (file, data) in inputs {
-            await Task.yield()
             guard let reference = try? exact.dominantColor(of: data) else { continue }  // refused files: codecs' tests
             let color = try fast.dominantColor(of: data)
             let deviation = max(abs(Int(color.red) - Int(reference.red)), abs(Int(color.green) - Int(reference.green)),
@@ -38,15 +52,6 @@ import LoupeProcessing
             if deviation > 0 { print("fast-mode deviation \(deviation): \(file) exact \(reference) fast \(color)") }
             deviations.append(deviation)
         }
-        deviations.sort()
-        let median = deviations[deviations.count / 2], p90 = deviations[deviations.count * 9 / 10]
-        let withinEight = Double(deviations.filter { $0 <= 8 }.count) / Double(deviations.count)
-        print("fast-mode deviation over \(deviations.count) files: median \(median), p90 \(p90), max \(deviations.last ?? -1), within 8: \(withinEight)")
-        // The figures DominantColorExtractor documents (measured: 80 files, median 0, p90 4,
-        // max 46 on a flat-colour logo where two boxes nearly tie and the shrunk sample flips
-        // the winner; 95 % within 8).
-        #expect(deviations.count >= 70)
-        #expect(median <= 1 && p90 <= 5 && withinEight >= 0.95)
-        #expect(deviations.last ?? .max <= 46)
+        return deviations
     }
 }

@@ -69,6 +69,14 @@ enum PythonReference {
     }
 }
 
+/// Runs CPU-heavy synchronous test work on a Dispatch thread, for the reason PythonReference
+/// gives. `body` must not use `#expect` (no test context there): return what to check.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// A fresh temporary directory, removed by the caller.
 func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-processing-\(UUID().uuidString)")
