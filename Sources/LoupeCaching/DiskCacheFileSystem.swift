@@ -1,0 +1,139 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few POSIX calls the disk cache makes, each returning `errno` on failure instead of
+/// throwing an untyped Foundation error, so every failure maps onto `DiskCacheError`.
+///
+/// Plain system calls rather than `FileManager`: the read path must stay within 1.3× of a raw
+/// read, and every descriptor is opened `O_CLOEXEC` so a child process never inherits (and
+/// keeps alive) the cache's lock.
+enum DiskCacheFileSystem {
+    struct Failure: Error {
+        var errno: Int32
+    }
+
+    /// Creates `path` and any missing parents, like `mkdir -p`.
+    static func makeDirectories(_ path: String) throws(Failure) {
+        if mkdir(path, 0o755) == 0 { return }
+        let code = errno
+        switch code {
+        case EEXIST:
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw Failure(errno: ENOTDIR) }
+        case ENOENT:
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { throw Failure(errno: code) }
+            try makeDirectories(parent)
+            if mkdir(path, 0o755) != 0, errno != EEXIST { throw Failure(errno: errno) }
+        default:
+            throw Failure(errno: code)
+        }
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`, retrying short writes and interrupts.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = write(descriptor, base, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Failure(errno: errno)
+            }
+            // A zero-byte write of a non-empty buffer means the device took nothing: treat it as full.
+            if written == 0 { throw Failure(errno: ENOSPC) }
+            remaining -= written
+            base += written
+        }
+    }
+
+    /// `writeAll` for a byte array (the standard `withUnsafeBytes` does not forward typed throws).
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(Failure) {
+        let failure: Failure? = bytes.withUnsafeBytes { raw in
+            do throws(Failure) {
+                try writeAll(descriptor, raw)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `writeAll` for `Data`.
+    static func writeAll(_ descriptor: Int32, _ data: Data) throws(Failure) {
+        let failure: Failure? = data.withUnsafeBytes { raw in
+            do throws(Failure) {
+                try writeAll(descriptor, raw)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Reads exactly `count` bytes at the current offset into `buffer`; returns how many were
+    /// available (fewer only at end of file).
+    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int) throws(Failure) -> Int {
+        var total = 0
+        while total < count {
+            let got = read(descriptor, buffer + total, count - total)
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw Failure(errno: errno)
+            }
+            if got == 0 { break }
+            total += got
+        }
+        return total
+    }
+
+    /// The whole content of a file, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws(Failure) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw Failure(errno: errno)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Failure(errno: errno) }
+        let size = Int(info.st_size)
+        var failure: Failure?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            do throws(DiskCacheFileSystem.Failure) {
+                initialized = try readFully(descriptor, into: base, count: size)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// Names in a directory (without `.` and `..`). Used only when opening a cache after a
+    /// crash or a lost journal, never by a lookup.
+    static func listDirectory(_ path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else { throw Failure(errno: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        unlink(path) == 0 || errno == ENOENT
+    }
+}
