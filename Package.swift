@@ -65,8 +65,10 @@ let package = Package(
             name: "LoupeBenchmarks",
             dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
             swiftSettings: strict),
+        // Child process for the disk cache's crash and fault tests; deliberately not a product.
+        .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
-        .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress"], swiftSettings: strict),
         .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs"], swiftSettings: strict),
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import LoupeCaching
+@testable import LoupeDiskCacheStress
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("loupe-disk-cache-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var path: String { url.path }
+    var entriesPath: String { path + "/entries" }
+    var journalPath: String { path + "/journal" }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Names in `entries/`.
+    func entryFileNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: entriesPath).sorted()
+    }
+}
+
+/// A wall clock the test moves by hand.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        current = Mutex(start)
+    }
+
+    func now() -> Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+func bytes(_ count: Int, seed: UInt8 = 1) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+}
+
+/// A running `LoupeDiskCacheStress` child (see Sources/LoupeDiskCacheStress/main.swift).
+final class StressChild {
+    let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    private var buffer: [UInt8] = []
+
+    /// The stress executable sits beside the test bundle in the build products directory
+    /// (`.build/debug` or the ThreadSanitizer scratch path alike).
+    static var executableURL: URL {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return testBinary.deletingLastPathComponent().appendingPathComponent("LoupeDiskCacheStress")
+    }
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Self.executableURL
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+    }
+
+    /// The next line of output, or `nil` at end of output or after `timeout` seconds.
+    func readLine(timeout: TimeInterval = 30) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return nil }
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&request, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let got = read(descriptor, &chunk, chunk.count)
+            guard got > 0 else { return nil }
+            buffer += chunk[0..<got]
+        }
+    }
+
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Closes the child's stdin (the `hold` mode's signal to exit) and waits for it.
+    func finish() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+/// Whether `data` is a complete payload written by the stress child for `key`.
+func isValidStressPayload(_ data: Data, key: UInt32) -> Bool {
+    DiskCacheStressPayload.isValid(data, key: key)
+}
+
+/// A payload in the stress child's self-describing format.
+func stressPayload(key: UInt32, version: UInt32, size: Int) -> Data {
+    DiskCacheStressPayload.make(key: key, version: version, size: size)
+}
