@@ -228,17 +228,15 @@ final class DiskCacheJournal {
         var highestGeneration: UInt64 = 0
         var lastType: RecordType?
         while reader.remaining > 0 {
+            let recordStart = reader.offset
             guard let length = reader.readUInt32().map(Int.init), let check = reader.readUInt32(),
-                  let body = reader.readRaw(length)
-            else {
-                break // cut off by a crash mid-write: the valid prefix stands
-            }
-            let isLast = reader.remaining == 0
-            guard UInt32(truncatingIfNeeded: DiskCacheChecksum.hash(body)) == check,
+                  let body = reader.readRaw(length),
+                  UInt32(truncatingIfNeeded: DiskCacheChecksum.hash(body)) == check,
                   let type = apply(body, to: &result, highestGeneration: &highestGeneration)
             else {
-                // A bad last record is a torn write; a bad record followed by more is damage.
-                if !isLast { result.damaged = true }
+                // A cut-off last record is what a crash in the middle of an append leaves; the
+                // valid prefix stands. A bad record with good ones after it is damage.
+                result.damaged = containsRecord(bytes, after: recordStart)
                 break
             }
             lastType = type
@@ -248,6 +246,23 @@ final class DiskCacheJournal {
         result.endedCleanly = lastType == .close && validLength == bytes.count
         result.nextGeneration = max(result.nextGeneration, highestGeneration + 1)
         return (result, validLength)
+    }
+
+    /// Whether any intact record starts after `offset` (a slow scan, run only when a replay
+    /// stops early, to tell damage in the middle from a torn end).
+    private static func containsRecord(_ bytes: UnsafeRawBufferPointer, after offset: Int) -> Bool {
+        var start = offset + 1
+        while start + 9 <= bytes.count {
+            var reader = DiskCacheByteReader(bytes, offset: start)
+            if let length = reader.readUInt32().map(Int.init), length >= 1, length <= min(reader.remaining - 4, 1 << 20),
+               let check = reader.readUInt32(), let body = reader.readRaw(length),
+               RecordType(rawValue: body[0]) != nil,
+               UInt32(truncatingIfNeeded: DiskCacheChecksum.hash(body)) == check {
+                return true
+            }
+            start += 1
+        }
+        return false
     }
 
     /// Applies one record body; `nil` if it does not decode.
