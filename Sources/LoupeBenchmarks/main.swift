@@ -8,6 +8,7 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("http", runHTTPBenchmarks),
     ("codecs", CodecBenchmark.run),
     ("processing", ProcessingBenchmark.run),
+    ("disk", DiskCacheBenchmark.run),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

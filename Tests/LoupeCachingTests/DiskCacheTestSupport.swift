@@ -68,6 +68,12 @@ final class StressChild {
     init(_ arguments: [String]) throws {
         process.executableURL = Self.executableURL
         process.arguments = arguments
+        // Under ThreadSanitizer the child runs an llvm-symbolizer helper that prints "Broken
+        // pipe" noise when the child is SIGKILLed. Reports (which still fail the child through
+        // the inherited halt_on_error) then show addresses instead of names.
+        var environment = ProcessInfo.processInfo.environment
+        if let options = environment["TSAN_OPTIONS"] { environment["TSAN_OPTIONS"] = options + ":symbolize=0" }
+        process.environment = environment
         process.standardOutput = output
         process.standardInput = input
         try process.run()

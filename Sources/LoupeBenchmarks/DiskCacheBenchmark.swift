@@ -1,0 +1,197 @@
+import Foundation
+import LoupeCaching
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `swift run -c release LoupeBenchmarks disk`: the disk cache beside raw file I/O, in one run.
+///
+/// - read: a warm 100 KB entry vs a raw `open/fstat/read/close` of the very same file (target ≤ 1.3×);
+/// - write: a 100 KB store vs a raw write to a temporary file + rename (target ≤ 1.5×);
+/// - open: 10k and 100k entries, after a clean close and after a crash (journal not closed);
+/// - trim: the store that crosses the size limit and evicts 20 % of the entries.
+///
+/// Each figure is the median of several samples; read and write samples alternate with their
+/// reference so both see the same machine state.
+enum DiskCacheBenchmark {
+    static func run() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-disk-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        print("disk cache benchmark (medians; \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        try readAndWrite(root.appendingPathComponent("rw"))
+        for count in [10_000, 100_000] {
+            try open(root.appendingPathComponent("open-\(count)"), entries: count)
+        }
+        try trim(root.appendingPathComponent("trim"))
+    }
+
+    // MARK: Read and write
+
+    private static func readAndWrite(_ directory: URL) throws {
+        let payload = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+        let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30))
+        defer { cache.close() }
+        try cache.store(payload, forKey: "warm")
+        // The raw reference reads the cache's own entry file (the only file in entries/).
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/entries")
+        guard names.count == 1, let entryName = names.first else { throw BenchmarkError("expected one entry file") }
+        let entryPath = directory.path + "/entries/" + entryName
+
+        let iterations = 2000
+        var cacheReads: [Double] = []
+        var rawReads: [Double] = []
+        var foundationReads: [Double] = []
+        var checksum = 0
+        for _ in 0..<15 {
+            cacheReads.append(try perOperation(iterations) { checksum &+= try cache.data(forKey: "warm")?.count ?? 0 })
+            rawReads.append(try perOperation(iterations) { checksum &+= try rawRead(entryPath).count })
+            foundationReads.append(try perOperation(iterations) { checksum &+= try Data(contentsOf: URL(fileURLWithPath: entryPath)).count })
+        }
+        report("read 100 KB, cache", cacheReads, reference: ("raw open/fstat/read/close", rawReads), target: 1.3)
+        report("read 100 KB, Data(contentsOf:)", foundationReads, reference: ("raw open/fstat/read/close", rawReads), target: nil)
+
+        let rawDirectory = directory.path + "/raw"
+        try FileManager.default.createDirectory(atPath: rawDirectory, withIntermediateDirectories: true)
+        let writeIterations = 300
+        var cacheWrites: [Double] = []
+        var rawWrites: [Double] = []
+        for _ in 0..<15 {
+            cacheWrites.append(try perOperation(writeIterations) { try cache.store(payload, forKey: "written") })
+            rawWrites.append(try perOperation(writeIterations) { try rawWrite(payload, directory: rawDirectory) })
+        }
+        report("write 100 KB, cache", cacheWrites, reference: ("raw write tmp + rename", rawWrites), target: 1.5)
+        if checksum == 42 { print("") } // keeps the reads observable to the optimizer
+    }
+
+    private static func rawRead(_ path: String) throws -> Data {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(errno)") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, let buffer = malloc(Int(info.st_size)) else { throw BenchmarkError("fstat") }
+        let size = Int(info.st_size)
+        var total = 0
+        while total < size {
+            let got = read(descriptor, buffer + total, size - total)
+            guard got > 0 else {
+                free(buffer)
+                throw BenchmarkError("read: \(errno)")
+            }
+            total += got
+        }
+        return Data(bytesNoCopy: buffer, count: size, deallocator: .free)
+    }
+
+    private static func rawWrite(_ payload: Data, directory: String) throws {
+        let temporary = directory + "/entry.tmp"
+        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BenchmarkError("open: \(errno)") }
+        let written = payload.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == payload.count, rename(temporary, directory + "/entry") == 0 else { throw BenchmarkError("write: \(errno)") }
+    }
+
+    // MARK: Open
+
+    private static func open(_ directory: URL, entries count: Int) throws {
+        let payload = Data(repeating: 7, count: 100)
+        var start = ContinuousClock.now
+        do {
+            let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30))
+            for index in 0..<count { try cache.store(payload, forKey: "https://example.com/images/\(index).jpg") }
+            cache.close()
+        }
+        print("  (populated \(count) entries in \(format(seconds(ContinuousClock.now - start))))")
+        var clean: [Double] = []
+        var afterCrash: [Double] = []
+        let journal = directory.path + "/journal"
+        for _ in 0..<5 {
+            start = ContinuousClock.now
+            var cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30))
+            clean.append(seconds(ContinuousClock.now - start))
+            guard cache.count == count, cache.recovery.previousSessionEndedCleanly else { throw BenchmarkError("clean open lost entries") }
+            cache.close()
+            // Make it look like the process died: drop the final `close` record (17 bytes).
+            guard truncate(journal, off_t(try fileSize(journal) - 17)) == 0 else { throw BenchmarkError("truncate: \(errno)") }
+            start = ContinuousClock.now
+            cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30))
+            afterCrash.append(seconds(ContinuousClock.now - start))
+            guard cache.count == count, !cache.recovery.previousSessionEndedCleanly else { throw BenchmarkError("crash open lost entries") }
+            cache.close()
+        }
+        report("open \(count) entries, clean", clean, reference: nil, target: nil)
+        report("open \(count) entries, after crash", afterCrash, reference: nil, target: nil)
+    }
+
+    // MARK: Trim
+
+    private static func trim(_ directory: URL) throws {
+        let entrySize = 1000
+        let count = 10_000
+        let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: entrySize * count, lowWaterFraction: 0.8))
+        defer { cache.close() }
+        let payload = Data(repeating: 3, count: entrySize)
+        var next = 0
+        var trims: [Double] = []
+        var plain: [Double] = []
+        var evictedPerTrim = 0
+        for _ in 0..<7 {
+            // Fill to exactly the limit, then time one ordinary store and the store that trims.
+            while cache.totalSize + entrySize <= entrySize * count {
+                try cache.store(payload, forKey: "k\(next)")
+                next += 1
+            }
+            try cache.removeValue(forKey: "k\(next - 1)")
+            let before = cache.count
+            plain.append(try perOperation(1) { try cache.store(payload, forKey: "k\(next)") })
+            next += 1
+            trims.append(try perOperation(1) { try cache.store(payload, forKey: "k\(next)") })
+            next += 1
+            evictedPerTrim = before + 2 - cache.count
+        }
+        report("store that trims \(evictedPerTrim) of \(count) entries", trims, reference: ("ordinary store", plain), target: nil)
+        let median = trims.sorted()[trims.count / 2]
+        print("  trim cost per evicted entry: \(format(median / Double(evictedPerTrim)))")
+    }
+
+    // MARK: Measuring
+
+    private static func perOperation(_ iterations: Int, _ body: () throws -> Void) throws -> Double {
+        let start = ContinuousClock.now
+        for _ in 0..<iterations { try body() }
+        return seconds(ContinuousClock.now - start) / Double(iterations)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static func fileSize(_ path: String) throws -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw BenchmarkError("stat \(path): \(errno)") }
+        return Int(info.st_size)
+    }
+
+    private static func report(_ name: String, _ samples: [Double], reference: (String, [Double])?, target: Double?) {
+        let median = samples.sorted()[samples.count / 2]
+        var line = "  \(name): \(format(median))"
+        if let (referenceName, referenceSamples) = reference {
+            let referenceMedian = referenceSamples.sorted()[referenceSamples.count / 2]
+            let ratio = median / referenceMedian
+            line += " vs \(referenceName) \(format(referenceMedian)) = \(String(format: "%.2f", ratio))×"
+            if let target { line += ratio <= target ? " (target ≤ \(target)×: met)" : " (target ≤ \(target)×: MISSED)" }
+        }
+        print(line)
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.1f µs", seconds * 1e6)
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
