@@ -181,7 +181,8 @@ public final class DiskCache: Sendable {
             guard let record = found else { return nil }
             let path = entryPath(record.generation)
             switch DiskCacheEntryFile.read(path: path, expecting: record) {
-            case .payload(let data):
+            case .payload(let data, let stamp):
+                if record.verifiedStamp != stamp { remember(stamp, for: record) }
                 return DiskCacheEntry(
                     data: data, storedAt: record.storedAt, expiresAt: record.expiresAt,
                     validators: record.validators, userInfo: record.userInfo,
@@ -198,6 +199,14 @@ public final class DiskCache: Sendable {
             }
         }
         return nil
+    }
+
+    /// Records that `record`'s file passed its checksum with this stamp.
+    private func remember(_ stamp: DiskCacheEntryFile.Stamp, for record: DiskCacheIndex.Record) {
+        state.withLock { state in
+            guard state.index.record(forKey: record.key)?.generation == record.generation else { return }
+            state.index.update(key: record.key) { $0.verifiedStamp = stamp }
+        }
     }
 
     /// Removes `record` from the index if it is still the current version of its key.

@@ -21,9 +21,27 @@ enum DiskCacheEntryFile {
     private static let magic: UInt64 = 0x4C50_4443_454E_5452 // "LPDCENTR"
     private static let version: UInt32 = 1
 
+    /// What identifies one version of a file: inode, size and change time. `ctime` cannot be set
+    /// from user space, and any write, truncation, rename or replacement of the file changes at
+    /// least one of the three.
+    struct Stamp: Equatable {
+        var inode: UInt64
+        var size: Int
+        var changeSeconds: Int
+        var changeNanoseconds: Int
+
+        init(_ info: stat) {
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            changeSeconds = Int(info.st_ctim.tv_sec)
+            changeNanoseconds = Int(info.st_ctim.tv_nsec)
+        }
+    }
+
     /// Outcome of reading an entry file.
     enum ReadResult {
-        case payload(Data)
+        /// The payload, and the stamp of the file it was read from (now verified).
+        case payload(Data, Stamp)
         case missing
         case corrupt
         case failed(Int32)
@@ -78,6 +96,13 @@ enum DiskCacheEntryFile {
 
     /// Reads the file and checks it against what the index expects (size and checksum). A file
     /// of the wrong size, with a damaged footer or a checksum mismatch is `.corrupt`.
+    ///
+    /// The checksum is computed when the file has not been verified in this session or has
+    /// changed since (`record.verifiedStamp` differs from the file's `fstat`). Hashing 100 KB
+    /// costs about as much as reading it, and a file the cache wrote atomically and already
+    /// verified can only change by a write that moves its `ctime` — so repeated reads of a warm
+    /// entry stay close to a raw read, while every crash- or tamper-damaged file is caught on
+    /// its first read.
     static func read(path: String, expecting record: DiskCacheIndex.Record) -> ReadResult {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 { return errno == ENOENT ? .missing : .failed(errno) }
@@ -98,12 +123,14 @@ enum DiskCacheEntryFile {
             free(buffer)
             return .failed(error.errno)
         }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: size)
-        guard verify(bytes, payloadSize: record.payloadSize, checksum: record.checksum) else {
-            free(buffer)
-            return .corrupt
+        let stamp = Stamp(info)
+        if record.verifiedStamp != stamp {
+            guard verify(UnsafeRawBufferPointer(start: buffer, count: size), payloadSize: record.payloadSize, checksum: record.checksum) else {
+                free(buffer)
+                return .corrupt
+            }
         }
-        return .payload(Data(bytesNoCopy: buffer, count: record.payloadSize, deallocator: .free))
+        return .payload(Data(bytesNoCopy: buffer, count: record.payloadSize, deallocator: .free), stamp)
     }
 
     /// Checks the footer and the checksum of a whole entry file held in memory.

@@ -22,6 +22,9 @@ struct DiskCacheIndex {
         var lastAccessedAt: Date
         var validators: DiskCacheValidators
         var userInfo: Data?
+        /// The file's identity when its checksum last passed in this session (memory only).
+        /// While the file still shows it, reads skip the hash; see `DiskCacheEntryFile.read`.
+        var verifiedStamp: DiskCacheEntryFile.Stamp?
     }
 
     private struct Slot {

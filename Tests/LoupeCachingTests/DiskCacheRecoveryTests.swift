@@ -37,6 +37,33 @@ import Testing
         #expect(try cache.data(forKey: "k1") == bytes(1000, seed: 1))
     }
 
+    @Test func fileChangedAfterItWasVerifiedIsCheckedAgain() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try populate(directory)
+        let cache = try DiskCache(directory: directory.url)
+        defer { cache.close() }
+        // Verified once: later reads skip the hash while the file is unchanged...
+        #expect(try cache.data(forKey: "k0") == bytes(1000, seed: 0))
+        #expect(try cache.data(forKey: "k0") == bytes(1000, seed: 0))
+        #expect(try cache.data(forKey: "k1") == bytes(1000, seed: 1))
+        // ...and hash it again once the file changes in place (same size, same inode)...
+        usleep(20_000) // past the file system's timestamp granularity
+        let inPlace = FileHandle(forUpdatingAtPath: entryPath(directory, generation: 1))
+        try inPlace?.seek(toOffset: 10)
+        try inPlace?.write(contentsOf: Data([0xEE]))
+        try inPlace?.close()
+        #expect(throws: DiskCacheError.corruptEntry(key: "k0")) { try cache.data(forKey: "k0") }
+        // ...or is replaced by another file of the same size.
+        let replacement = URL(fileURLWithPath: entryPath(directory, generation: 2))
+        var content = try Data(contentsOf: replacement)
+        content[0] ^= 0x01
+        try FileManager.default.removeItem(at: replacement)
+        try content.write(to: replacement)
+        #expect(throws: DiskCacheError.corruptEntry(key: "k1")) { try cache.data(forKey: "k1") }
+        #expect(cache.count == 3)
+    }
+
     @Test func truncatedOrGrownEntryFileIsCorrupt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
