@@ -15,16 +15,19 @@ import Glibc
 /// Each figure is the median of several samples; read and write samples alternate with their
 /// reference so both see the same machine state.
 enum DiskCacheBenchmark {
+    /// Runs every part, or only the one named by the environment variable
+    /// `LOUPE_DISK_BENCH_ONLY` ("read", "open" or "trim").
     static func run() throws {
+        let only = ProcessInfo.processInfo.environment["LOUPE_DISK_BENCH_ONLY"]
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-disk-bench-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         print("disk cache benchmark (medians; \(ProcessInfo.processInfo.activeProcessorCount) cores)")
-        try readAndWrite(root.appendingPathComponent("rw"))
-        for count in [10_000, 100_000] {
-            try open(root.appendingPathComponent("open-\(count)"), entries: count)
+        if only == nil || only == "read" { try readAndWrite(root.appendingPathComponent("rw")) }
+        if only == nil || only == "open" {
+            for count in [10_000, 100_000] { try open(root.appendingPathComponent("open-\(count)"), entries: count) }
         }
-        try trim(root.appendingPathComponent("trim"))
+        if only == nil || only == "trim" { try trim(root.appendingPathComponent("trim")) }
     }
 
     // MARK: Read and write

@@ -15,7 +15,8 @@ extension DiskCache {
     ///   once to delete temporary files and unreferenced entry files, and to drop entries whose
     ///   file is missing;
     /// - journal missing or damaged: the index is rebuilt from the entry files' trailers.
-    /// Then entries over the size limit are evicted and the journal is reopened or rewritten.
+    /// Then entries over the size limit are evicted, and the journal is appended to (or
+    /// rewritten, when it was unusable or mostly superseded records).
     static func load(journalPath: String, entriesPath: String, configuration: Configuration, now: Date) throws(DiskCacheError) -> Loaded {
         var recovery = Recovery()
         let replayed: (DiskCacheJournal.Replay, validLength: Int)?
@@ -27,14 +28,15 @@ extension DiskCache {
         var index: DiskCacheIndex
         var nextGeneration: UInt64
         var appendAt: (length: Int, recordCount: Int)?
+        // Keys dropped from the replayed index, to be journaled as removals when appending.
+        var removedKeys: [String] = []
         if let (replay, validLength) = replayed, !replay.damaged {
             index = replay.index
             nextGeneration = replay.nextGeneration
-            if replay.endedCleanly {
-                appendAt = (validLength, replay.recordCount)
-            } else {
+            appendAt = (validLength, replay.recordCount)
+            if !replay.endedCleanly {
                 recovery.previousSessionEndedCleanly = false
-                try reconcile(&index, nextGeneration: &nextGeneration, entriesPath: entriesPath, recovery: &recovery)
+                removedKeys = try reconcile(&index, nextGeneration: &nextGeneration, entriesPath: entriesPath, recovery: &recovery)
             }
         } else {
             (index, nextGeneration) = try rebuild(entriesPath: entriesPath, now: now, recovery: &recovery)
@@ -53,8 +55,9 @@ extension DiskCache {
             }
             recovery.evictedEntries = evicted.count
         }
+        removedKeys += evicted.map(\.key)
         // Superseded records are dropped now if they dominate the journal.
-        if let current = appendAt, current.recordCount >= 2 * index.count + 2000 || !evicted.isEmpty {
+        if let current = appendAt, current.recordCount + removedKeys.count >= 2 * index.count + compactionSlack {
             appendAt = nil
         }
 
@@ -62,6 +65,7 @@ extension DiskCache {
         do throws(DiskCacheFileSystem.Failure) {
             if let appendAt {
                 journal = try DiskCacheJournal(appendingTo: journalPath, length: appendAt.length, recordCount: appendAt.recordCount)
+                for key in removedKeys { journal.appendRemove(key: key) }
                 journal.appendOpen()
                 try journal.flush()
             } else {
@@ -75,25 +79,27 @@ extension DiskCache {
         return Loaded(index: index, journal: journal, nextGeneration: nextGeneration, recovery: recovery)
     }
 
-    /// After a crash: makes the index and the entry directory agree.
-    private static func reconcile(_ index: inout DiskCacheIndex, nextGeneration: inout UInt64, entriesPath: String, recovery: inout Recovery) throws(DiskCacheError) {
+    /// After a crash: makes the index and the entry directory agree. Returns the keys dropped
+    /// from the index.
+    private static func reconcile(_ index: inout DiskCacheIndex, nextGeneration: inout UInt64, entriesPath: String, recovery: inout Recovery) throws(DiskCacheError) -> [String] {
         let live = index.recordsOldestFirst
         let liveGenerations = Set(live.map(\.generation))
-        var present = Set<UInt64>()
-        present.reserveCapacity(live.count)
-        for name in try listEntries(entriesPath) {
-            guard let (generation, isTemporary) = parseFileName(name) else { continue }
+        var present = Set<UInt64>(minimumCapacity: live.count)
+        for (generation, isTemporary) in try listEntryFiles(entriesPath) {
             nextGeneration = max(nextGeneration, generation &+ 1)
             if !isTemporary, liveGenerations.contains(generation) {
                 present.insert(generation)
-            } else if DiskCacheFileSystem.remove(entriesPath + "/" + name) {
+            } else if DiskCacheFileSystem.remove(entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")) {
                 recovery.removedFiles += 1
             }
         }
+        var dropped: [String] = []
         for record in live where !present.contains(record.generation) {
             index.remove(key: record.key)
-            recovery.droppedEntries += 1
+            dropped.append(record.key)
         }
+        recovery.droppedEntries += dropped.count
+        return dropped
     }
 
     /// Without a usable journal: rebuilds the index from the trailers of the entry files,
@@ -101,10 +107,9 @@ extension DiskCache {
     private static func rebuild(entriesPath: String, now: Date, recovery: inout Recovery) throws(DiskCacheError) -> (DiskCacheIndex, UInt64) {
         var nextGeneration: UInt64 = 1
         var records: [DiskCacheIndex.Record] = []
-        for name in try listEntries(entriesPath) {
-            guard let (generation, isTemporary) = parseFileName(name) else { continue }
+        for (generation, isTemporary) in try listEntryFiles(entriesPath) {
             nextGeneration = max(nextGeneration, generation &+ 1)
-            let path = entriesPath + "/" + name
+            let path = entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")
             if !isTemporary, let record = DiskCacheEntryFile.readRecord(path: path, generation: generation, now: now) {
                 records.append(record)
             } else if DiskCacheFileSystem.remove(path) {
@@ -127,11 +132,16 @@ extension DiskCache {
         return (index, nextGeneration)
     }
 
-    private static func listEntries(_ entriesPath: String) throws(DiskCacheError) -> [String] {
+    /// The cache's own files in `entries/`; other names are skipped.
+    private static func listEntryFiles(_ entriesPath: String) throws(DiskCacheError) -> [(generation: UInt64, isTemporary: Bool)] {
+        var files: [(generation: UInt64, isTemporary: Bool)] = []
         do throws(DiskCacheFileSystem.Failure) {
-            return try DiskCacheFileSystem.listDirectory(entriesPath)
+            try DiskCacheFileSystem.forEachName(in: entriesPath) { name in
+                if let file = parseFileName(name) { files.append(file) }
+            }
         } catch {
             throw .fromErrno(error.errno, operation: "opendir", path: entriesPath)
         }
+        return files
     }
 }

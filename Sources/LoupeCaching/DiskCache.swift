@@ -90,7 +90,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Superseded journal records tolerated before compacting (as in DiskLruCache).
-    private static let compactionSlack = 2000
+    static let compactionSlack = 2000
 
     /// Opens (or creates) the cache in `directory`.
     ///
@@ -411,15 +411,26 @@ public final class DiskCache: Sendable {
 
     /// The generation of a file the cache wrote (`<16 hex>` or `<16 hex>.tmp`), or `nil` for any
     /// other name — those files are not the cache's and are left alone.
-    static func parseFileName(_ name: String) -> (generation: UInt64, isTemporary: Bool)? {
-        let utf8 = Array(name.utf8)
-        let isTemporary = utf8.count == 20 && name.hasSuffix(".tmp")
-        guard utf8.count == 16 || isTemporary else { return nil }
-        let hex = utf8[0..<16]
-        guard hex.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-              let generation = UInt64(String(decoding: hex, as: UTF8.self), radix: 16)
-        else { return nil }
+    static func parseFileName(_ name: UnsafeBufferPointer<UInt8>) -> (generation: UInt64, isTemporary: Bool)? {
+        let isTemporary = name.count == 20 && name[16] == UInt8(ascii: ".") && name[17] == UInt8(ascii: "t")
+            && name[18] == UInt8(ascii: "m") && name[19] == UInt8(ascii: "p")
+        guard name.count == 16 || isTemporary else { return nil }
+        var generation: UInt64 = 0
+        for byte in name[0..<16] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            generation = generation << 4 | UInt64(digit)
+        }
         return (generation, isTemporary)
+    }
+
+    static func parseFileName(_ name: String) -> (generation: UInt64, isTemporary: Bool)? {
+        var name = name
+        return name.withUTF8 { parseFileName($0) }
     }
 
     private static func compactionThreshold(liveCount: Int) -> Int {

@@ -74,8 +74,7 @@ enum DiskCacheEntryFile {
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw DiskCacheFileSystem.Failure(errno: errno) }
         do throws(DiskCacheFileSystem.Failure) {
-            try DiskCacheFileSystem.writeAll(descriptor, payload)
-            try DiskCacheFileSystem.writeAll(descriptor, trailer)
+            try DiskCacheFileSystem.writeAll(descriptor, payload, trailer)
         } catch {
             close(descriptor)
             DiskCacheFileSystem.remove(temporaryPath)

@@ -63,14 +63,31 @@ enum DiskCacheFileSystem {
         if let failure { throw failure }
     }
 
-    /// `writeAll` for `Data`.
-    static func writeAll(_ descriptor: Int32, _ data: Data) throws(Failure) {
-        let failure: Failure? = data.withUnsafeBytes { raw in
-            do throws(Failure) {
-                try writeAll(descriptor, raw)
-                return nil
-            } catch {
-                return error
+    /// Writes `data` then `tail` with one `writev` (one system call per entry file instead of
+    /// two), finishing a short write with plain writes.
+    static func writeAll(_ descriptor: Int32, _ data: Data, _ tail: [UInt8]) throws(Failure) {
+        let failure: Failure? = data.withUnsafeBytes { first in
+            tail.withUnsafeBytes { second in
+                do throws(Failure) {
+                    var vectors = [
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
+                    ]
+                    var written = writev(descriptor, &vectors, 2)
+                    if written < 0 {
+                        guard errno == EINTR else { throw Failure(errno: errno) }
+                        written = 0
+                    }
+                    if written < first.count {
+                        try writeAll(descriptor, UnsafeRawBufferPointer(rebasing: first[written...]))
+                        try writeAll(descriptor, second)
+                    } else {
+                        try writeAll(descriptor, UnsafeRawBufferPointer(rebasing: second[(written - first.count)...]))
+                    }
+                    return nil
+                } catch {
+                    return error
+                }
             }
         }
         if let failure { throw failure }
@@ -116,19 +133,19 @@ enum DiskCacheFileSystem {
         return bytes
     }
 
-    /// Names in a directory (without `.` and `..`). Used only when opening a cache after a
-    /// crash or a lost journal, never by a lookup.
-    static func listDirectory(_ path: String) throws(Failure) -> [String] {
+    /// Calls `body` with the name of every entry of a directory, as raw bytes (no `String` per
+    /// name: recovery lists up to hundreds of thousands of them). Used only when opening a cache
+    /// after a crash or a lost journal, never by a lookup.
+    static func forEachName(in path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(Failure) {
         guard let directory = opendir(path) else { throw Failure(errno: errno) }
         defer { closedir(directory) }
-        var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                body(UnsafeBufferPointer(rebasing: bytes[0..<length]))
             }
-            if name != "." && name != ".." { names.append(name) }
         }
-        return names
     }
 
     /// Removes a file; a file that is already gone is not an error.
