@@ -89,6 +89,10 @@ public final class DiskCache: Sendable {
         var compactionThreshold: Int
     }
 
+    /// Largest key + validators + user info accepted, in bytes (1 MiB). They live in the
+    /// journal, the entry trailer and memory, so they are bounded like the payload is.
+    public static let metadataLimit = 1 << 20
+
     /// Superseded journal records tolerated before compacting (as in DiskLruCache).
     static let compactionSlack = 2000
 
@@ -164,6 +168,8 @@ public final class DiskCache: Sendable {
     }
 
     private func lookup(_ key: String, includeExpired: Bool) throws(DiskCacheError) -> DiskCacheEntry? {
+        // A key too long to store cannot be stored; answering now keeps it out of the journal.
+        guard key.utf8.count <= Self.metadataLimit else { return nil }
         // A second pass is needed only when a concurrent write replaced the entry between the
         // index lookup and the open (the old file is then already unlinked).
         for _ in 0..<2 {
@@ -238,6 +244,10 @@ public final class DiskCache: Sendable {
         guard data.count <= configuration.sizeLimit else {
             throw .entryTooLarge(size: data.count, limit: configuration.sizeLimit)
         }
+        let metadataSize = key.utf8.count + Self.size(of: validators) + (userInfo?.count ?? 0)
+        guard metadataSize <= Self.metadataLimit else {
+            throw .metadataTooLarge(size: metadataSize, limit: Self.metadataLimit)
+        }
         let now = self.now()
         let generation = try state.withLock { (state) throws(DiskCacheError) -> UInt64 in
             guard state.journal != nil else { throw .closed }
@@ -291,12 +301,17 @@ public final class DiskCache: Sendable {
     /// - Returns: `false` if no entry is stored under `key`.
     @discardableResult
     public func markRevalidated(forKey key: String, expiry: DiskCacheExpiry = .default, validators: DiskCacheValidators? = nil) throws(DiskCacheError) -> Bool {
+        guard key.utf8.count <= Self.metadataLimit else { return false }
         let now = self.now()
         let expiresAt = expiry.date(now: now, defaultTimeToLive: configuration.defaultTimeToLive)
         return try state.withLock { (state) throws(DiskCacheError) -> Bool in
             guard let journal = state.journal else { throw .closed }
             guard let record = state.index.record(forKey: key) else { return false }
             let newValidators = validators ?? record.validators
+            let metadataSize = key.utf8.count + Self.size(of: newValidators) + (record.userInfo?.count ?? 0)
+            guard metadataSize <= Self.metadataLimit else {
+                throw .metadataTooLarge(size: metadataSize, limit: Self.metadataLimit)
+            }
             journal.appendUpdate(key: key, expiresAt: expiresAt, validators: newValidators)
             journal.appendRead(key: key, at: now)
             do throws(DiskCacheFileSystem.Failure) {
@@ -317,6 +332,7 @@ public final class DiskCache: Sendable {
     /// Removes the entry stored under `key`; returns whether there was one.
     @discardableResult
     public func removeValue(forKey key: String) throws(DiskCacheError) -> Bool {
+        guard key.utf8.count <= Self.metadataLimit else { return false }
         let removed = try state.withLock { (state) throws(DiskCacheError) -> DiskCacheIndex.Record? in
             guard let journal = state.journal else { throw .closed }
             guard let record = state.index.remove(key: key) else { return nil }
@@ -431,6 +447,10 @@ public final class DiskCache: Sendable {
     static func parseFileName(_ name: String) -> (generation: UInt64, isTemporary: Bool)? {
         var name = name
         return name.withUTF8 { parseFileName($0) }
+    }
+
+    private static func size(of validators: DiskCacheValidators) -> Int {
+        (validators.etag?.utf8.count ?? 0) + (validators.lastModified?.utf8.count ?? 0)
     }
 
     private static func compactionThreshold(liveCount: Int) -> Int {

@@ -12,6 +12,9 @@ public enum DiskCacheError: Error, Equatable, Sendable {
     /// The payload alone is larger than the cache's size limit, so it can never be stored.
     /// Checked before anything is written.
     case entryTooLarge(size: Int, limit: Int)
+    /// The key, validators and user info together exceed `DiskCache.metadataLimit` bytes.
+    /// Checked before anything is written.
+    case metadataTooLarge(size: Int, limit: Int)
     /// Another `DiskCache` (in this process or another one) has the directory open. A cache
     /// directory has exactly one owner at a time; see `DiskCache`.
     case directoryInUse(path: String)

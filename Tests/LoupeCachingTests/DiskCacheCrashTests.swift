@@ -94,6 +94,8 @@ import Glibc
         #expect(lines["readonly.store"]?.hasPrefix("notWritable(path: \"\(path)/entries/") == true, "\(lines)")
         #expect(lines["readonly.read"] == "5 valid")
         #expect(lines["readonly.count"] == "5")
+        // Undo the non-root variant's chmod so the directory can be removed.
+        chmod(directory.entriesPath, 0o755)
         // The failed writes left nothing behind and the cache reopens intact.
         #expect(try directory.entryFileNames().count == 5)
         let cache = try DiskCache(directory: directory.url)

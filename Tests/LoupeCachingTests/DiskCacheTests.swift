@@ -90,6 +90,27 @@ import Glibc
         #expect(try cache.data(forKey: "kept") == nil)
     }
 
+    @Test func oversizedKeyOrMetadataIsRefusedBeforeWriting() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try DiskCache(directory: directory.url)
+        defer { cache.close() }
+        let hugeKey = String(repeating: "k", count: DiskCache.metadataLimit + 1)
+        #expect(throws: DiskCacheError.metadataTooLarge(size: DiskCache.metadataLimit + 1, limit: DiskCache.metadataLimit)) {
+            try cache.store(bytes(10), forKey: hugeKey)
+        }
+        #expect(throws: DiskCacheError.metadataTooLarge(size: DiskCache.metadataLimit + 2, limit: DiskCache.metadataLimit)) {
+            try cache.store(bytes(10), forKey: "k", userInfo: Data(count: DiskCache.metadataLimit + 1))
+        }
+        #expect(try cache.data(forKey: hugeKey) == nil)
+        #expect(try cache.removeValue(forKey: hugeKey) == false)
+        try cache.store(bytes(10), forKey: "k")
+        #expect(throws: DiskCacheError.metadataTooLarge(size: DiskCache.metadataLimit + 1, limit: DiskCache.metadataLimit)) {
+            try cache.markRevalidated(forKey: "k", validators: DiskCacheValidators(etag: String(repeating: "e", count: DiskCache.metadataLimit)))
+        }
+        #expect(try directory.entryFileNames().count == 1)
+    }
+
     @Test func accessOrderSurvivesReopen() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
