@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -76,7 +75,7 @@ public final class DiskCache: Sendable {
 
     private let now: @Sendable () -> Date
     private let entriesPath: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var index: DiskCacheIndex
@@ -139,7 +138,7 @@ public final class DiskCache: Sendable {
         self.now = now
         self.entriesPath = entriesPath
         let compactionThreshold = Self.compactionThreshold(liveCount: loaded.index.count)
-        state = Mutex(State(
+        state = Locked(State(
             index: loaded.index, journal: loaded.journal, lockDescriptor: lockDescriptor,
             nextGeneration: loaded.nextGeneration,
             compactionThreshold: max(compactionThreshold, loaded.journal.recordCount + Self.compactionSlack)))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import LoupeCaching
 @testable import LoupeDiskCacheStress
@@ -32,12 +31,12 @@ struct TemporaryDirectory {
     }
 }
 
-/// A wall clock the test moves by hand.
+/// A wall clock (`Date`s, as the disk cache persists them) that the test moves by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        current = Mutex(start)
+        current = Locked(start)
     }
 
     func now() -> Date { current.withLock { $0 } }
