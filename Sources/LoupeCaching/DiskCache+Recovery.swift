@@ -82,22 +82,16 @@ extension DiskCache {
     /// After a crash: makes the index and the entry directory agree. Returns the keys dropped
     /// from the index.
     private static func reconcile(_ index: inout DiskCacheIndex, nextGeneration: inout UInt64, entriesPath: String, recovery: inout Recovery) throws(DiskCacheError) -> [String] {
-        let live = index.recordsOldestFirst
-        let liveGenerations = Set(live.map(\.generation))
-        var present = Set<UInt64>(minimumCapacity: live.count)
+        var missing = index.generations
         for (generation, isTemporary) in try listEntryFiles(entriesPath) {
             nextGeneration = max(nextGeneration, generation &+ 1)
-            if !isTemporary, liveGenerations.contains(generation) {
-                present.insert(generation)
-            } else if DiskCacheFileSystem.remove(entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")) {
+            if !isTemporary, missing.remove(generation) != nil { continue }
+            if DiskCacheFileSystem.remove(entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")) {
                 recovery.removedFiles += 1
             }
         }
-        var dropped: [String] = []
-        for record in live where !present.contains(record.generation) {
-            index.remove(key: record.key)
-            dropped.append(record.key)
-        }
+        let dropped = index.keys(withGenerations: missing)
+        for key in dropped { index.remove(key: key) }
         recovery.droppedEntries += dropped.count
         return dropped
     }

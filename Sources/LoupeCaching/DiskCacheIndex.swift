@@ -71,9 +71,10 @@ struct DiskCacheIndex {
     }
 
     /// Inserts `record` as most recently used, returning the record it replaces.
+    /// One hash of the key (`updateValue`): replaying a journal is mostly inserts, and hashing
+    /// keys is most of what opening a large cache costs.
     @discardableResult
     mutating func insert(_ record: Record) -> Record? {
-        let replaced = remove(key: record.key)
         let slot = Slot(record: record, older: newest, newer: Self.none)
         let position: Int32
         if let free = freeSlots.popLast() {
@@ -86,14 +87,19 @@ struct DiskCacheIndex {
         if newest != Self.none { slots[Int(newest)].newer = position }
         newest = position
         if oldest == Self.none { oldest = position }
-        positions[record.key] = position
         totalSize += record.payloadSize
-        return replaced
+        guard let replaced = positions.updateValue(position, forKey: record.key) else { return nil }
+        return release(replaced)
     }
 
     @discardableResult
     mutating func remove(key: String) -> Record? {
         guard let position = positions.removeValue(forKey: key) else { return nil }
+        return release(position)
+    }
+
+    /// Unlinks and frees a slot no longer in `positions`, returning its record.
+    private mutating func release(_ position: Int32) -> Record {
         unlink(position)
         let record = slots[Int(position)].record
         // Drop the strings and blobs now rather than when the slot is reused.
@@ -108,6 +114,29 @@ struct DiskCacheIndex {
     /// The least recently used record, if any.
     var leastRecentlyUsed: Record? {
         oldest == Self.none ? nil : slots[Int(oldest)].record
+    }
+
+    /// The generations of all records (read straight from the slots: no record copies).
+    var generations: Set<UInt64> {
+        var result = Set<UInt64>(minimumCapacity: count)
+        var position = oldest
+        while position != Self.none {
+            result.insert(slots[Int(position)].record.generation)
+            position = slots[Int(position)].newer
+        }
+        return result
+    }
+
+    /// The keys of the records whose generation is in `generations`.
+    func keys(withGenerations generations: Set<UInt64>) -> [String] {
+        guard !generations.isEmpty else { return [] }
+        var result: [String] = []
+        var position = oldest
+        while position != Self.none {
+            if generations.contains(slots[Int(position)].record.generation) { result.append(slots[Int(position)].record.key) }
+            position = slots[Int(position)].newer
+        }
+        return result
     }
 
     /// All records from least to most recently used (the order a journal replays them in).

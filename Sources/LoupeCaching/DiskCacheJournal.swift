@@ -218,7 +218,9 @@ final class DiskCacheJournal {
     }
 
     private static func replay(_ bytes: UnsafeRawBufferPointer) -> (Replay, validLength: Int) {
-        var result = Replay()
+        // Sized for the records a journal of this length holds (about 100 bytes each), so the
+        // index does not rehash every key several times while growing.
+        var result = Replay(index: DiskCacheIndex(minimumCapacity: bytes.count / 100))
         var reader = DiskCacheByteReader(bytes)
         guard reader.readUInt64() == magic, reader.readUInt32() == version, reader.readUInt32() != nil else {
             result.damaged = true
