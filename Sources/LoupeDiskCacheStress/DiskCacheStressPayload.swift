@@ -1,11 +1,10 @@
 import Foundation
 
 /// Self-describing payloads: `key: u32 | version: u32 | length: u32 | bytes`, where `bytes` is a
-/// pseudo-random stream seeded by key and version. A truncated, torn or swapped payload fails
-/// `isValid`, independently of the cache's own checksum.
+/// pattern derived from key, version and position. A truncated, torn (zero-filled) or swapped
+/// payload fails `isValid`, independently of the cache's own checksum.
 ///
-/// The crash test reads what the killed child wrote with the same rules (the test target has a
-/// copy of `isValid`, since an executable cannot be imported).
+/// The tests check what a killed child wrote with these same rules (`@testable import`).
 enum DiskCacheStressPayload {
     static let keyCount = 64
 
@@ -19,9 +18,12 @@ enum DiskCacheStressPayload {
         for field in [key, version, UInt32(size)] {
             withUnsafeBytes(of: field.littleEndian) { data.append(contentsOf: $0) }
         }
-        var random = SplitMix64(seed: UInt64(key) << 32 | UInt64(version))
-        for _ in 0..<size { data.append(UInt8(truncatingIfNeeded: random.next())) }
+        for index in 0..<UInt32(size) { data.append(byte(index, key: key, version: version)) }
         return data
+    }
+
+    private static func byte(_ index: UInt32, key: UInt32, version: UInt32) -> UInt8 {
+        UInt8(truncatingIfNeeded: (index &* 0x9E37_79B1 &+ version &* 0x85EB_CA77 &+ key) >> 13)
     }
 
     static func isValid(_ data: Data, key: UInt32) -> Bool {
@@ -31,23 +33,7 @@ enum DiskCacheStressPayload {
             UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
         }
         guard field(0) == key, Int(field(8)) == bytes.count - 12 else { return false }
-        return bytes == [UInt8](make(key: key, version: field(4), size: bytes.count - 12))
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a payload can be regenerated from its seed.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        let version = field(4)
+        return bytes[12...].indices.allSatisfy { bytes[$0] == byte(UInt32($0 - 12), key: key, version: version) }
     }
 }

@@ -1,7 +1,7 @@
 // Child process for the disk cache's crash and fault tests (Tests/LoupeCachingTests).
 // Not a product: the tests launch it from the build directory.
 //
-//   LoupeDiskCacheStress write <dir> <sizeLimit> <seed>   writes, reads, revalidates and removes
+//   LoupeDiskCacheStress write <dir> <sizeLimit>          writes, reads, revalidates and removes
 //       entries from 3 threads until killed (bounded: stops after 60 s); prints "ready" once open.
 //   LoupeDiskCacheStress hold <dir>                      opens the cache, prints "ready", and keeps
 //       it open until stdin closes (bounded: 60 s).
@@ -34,10 +34,10 @@ let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
 
 switch arguments[1] {
 case "write":
-    guard arguments.count == 5, let limit = Int(arguments[3]), let seed = UInt64(arguments[4]) else {
-        fail("usage: LoupeDiskCacheStress write <dir> <sizeLimit> <seed>")
+    guard arguments.count == 4, let limit = Int(arguments[3]) else {
+        fail("usage: LoupeDiskCacheStress write <dir> <sizeLimit>")
     }
-    runWriter(directory: directory, sizeLimit: limit, seed: seed)
+    runWriter(directory: directory, sizeLimit: limit)
 case "hold":
     let cache: DiskCache
     do {
@@ -56,7 +56,7 @@ default:
     fail("unknown mode \(arguments[1])")
 }
 
-func runWriter(directory: URL, sizeLimit: Int, seed: UInt64) {
+func runWriter(directory: URL, sizeLimit: Int) {
     let cache: DiskCache
     do {
         cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: sizeLimit))
@@ -65,8 +65,8 @@ func runWriter(directory: URL, sizeLimit: Int, seed: UInt64) {
     }
     say("ready")
     let deadline = Date().addingTimeInterval(60)
-    DispatchQueue.concurrentPerform(iterations: 3) { thread in
-        var random = SplitMix64(seed: seed &* 31 &+ UInt64(thread))
+    DispatchQueue.concurrentPerform(iterations: 3) { _ in
+        var random = SystemRandomNumberGenerator()
         while Date() < deadline {
             let keyIndex = UInt32(random.next() % UInt64(DiskCacheStressPayload.keyCount))
             let key = DiskCacheStressPayload.key(keyIndex)

@@ -10,83 +10,110 @@ import Glibc
 /// Real child processes (`LoupeDiskCacheStress`): killed with SIGKILL in the middle of writes,
 /// holding the directory, and hitting real file-size and permission faults.
 @Suite struct DiskCacheCrashTests {
+    /// What one round saw after reopening the cache the killed child left.
+    private struct Round: Sendable {
+        var endedCleanly: Bool
+        var totalSize: Int
+        var servedBytes: Int
+        var entries: Int
+        var invalidPayloadKeys: [UInt32]
+        var fileNames: [String]
+        var childKilledBySignal: Bool
+    }
+
     @Test(.timeLimit(.minutes(5)))
-    func sigkillDuringWritesNeverLeavesPartialOrCorruptPayloads() throws {
+    func sigkillDuringWritesNeverLeavesPartialOrCorruptPayloads() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let limit = 1 << 20
-        let rounds = 30
-        var uncleanRounds = 0
-        var entriesSeen = 0
-        var random = SplitMix64(seed: 0xD15C)
-        for round in 0..<rounds {
-            let child = try StressChild(["write", directory.path, String(limit), String(round)])
-            let ready = child.readLine()
-            // Let it write for a random while (5–200 ms), then kill it wherever it is.
-            usleep(UInt32(5_000 + random.next() % 195_000))
-            child.kill()
-            try #require(ready == "ready", "round \(round): child did not start")
-            #expect(child.process.terminationReason == .uncaughtSignal)
+        let rounds = try await onOwnThread { () throws -> [Round] in
+            var random = SplitMix64(seed: 0xD15C)
+            var rounds: [Round] = []
+            for round in 0..<30 {
+                let child = try StressChild(["write", directory.path, String(limit)])
+                let ready = child.readLine()
+                // Let it write for a random while (5–200 ms), then kill it wherever it is.
+                usleep(UInt32(5_000 + random.next() % 195_000))
+                child.kill()
+                guard ready == "ready" else { throw StressChild.Failure("round \(round): the child did not start") }
 
-            let cache = try DiskCache(directory: directory.url, configuration: .init(sizeLimit: limit))
-            if !cache.recovery.previousSessionEndedCleanly { uncleanRounds += 1 }
-            #expect(cache.totalSize <= limit, "round \(round)")
-            var storedTotal = 0
-            for key in 0..<UInt32(DiskCacheStressPayload.keyCount) {
-                // Any corruptEntry error fails the test: a SIGKILL must not produce any.
-                if let data = try cache.data(forKey: DiskCacheStressPayload.key(key)) {
-                    #expect(isValidStressPayload(data, key: key), "round \(round): bad payload for key \(key)")
-                    storedTotal += data.count
-                    entriesSeen += 1
+                // Any corruptEntry error thrown here fails the test: a SIGKILL must not produce any.
+                let cache = try DiskCache(directory: directory.url, configuration: .init(sizeLimit: limit))
+                var result = Round(
+                    endedCleanly: cache.recovery.previousSessionEndedCleanly, totalSize: cache.totalSize, servedBytes: 0,
+                    entries: cache.count, invalidPayloadKeys: [], fileNames: [],
+                    childKilledBySignal: child.process.terminationReason == .uncaughtSignal)
+                for key in 0..<UInt32(DiskCacheStressPayload.keyCount) {
+                    guard let data = try cache.data(forKey: DiskCacheStressPayload.key(key)) else { continue }
+                    if !isValidStressPayload(data, key: key) { result.invalidPayloadKeys.append(key) }
+                    result.servedBytes += data.count
                 }
+                result.fileNames = try directory.entryFileNames()
+                cache.close()
+                rounds.append(result)
             }
-            #expect(storedTotal == cache.totalSize, "round \(round)")
+            return rounds
+        }
+        for (number, round) in rounds.enumerated() {
+            #expect(round.childKilledBySignal, "round \(number)")
+            // The kill landed while the cache was open and busy.
+            #expect(!round.endedCleanly, "round \(number)")
+            #expect(round.invalidPayloadKeys.isEmpty, "round \(number): bad payloads for keys \(round.invalidPayloadKeys)")
+            #expect(round.totalSize <= limit, "round \(number)")
+            #expect(round.servedBytes == round.totalSize, "round \(number)")
             // The directory holds exactly the indexed entries: no temporary files, no orphans.
-            let names = try directory.entryFileNames()
-            #expect(names.count == cache.count, "round \(round): \(names.count) files for \(cache.count) entries")
-            #expect(names.allSatisfy { DiskCache.parseFileName($0)?.isTemporary == false })
-            cache.close()
+            #expect(round.fileNames.count == round.entries, "round \(number): \(round.fileNames.count) files for \(round.entries) entries")
+            #expect(round.fileNames.allSatisfy { DiskCache.parseFileName($0)?.isTemporary == false }, "round \(number)")
         }
-        // The kills really landed while the cache was open and busy.
-        #expect(uncleanRounds == rounds)
-        #expect(entriesSeen > rounds)
+        #expect(rounds.map(\.entries).reduce(0, +) > rounds.count)
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func secondProcessIsRefusedUntilTheOwnerGoes() throws {
+    func secondProcessIsRefusedUntilTheOwnerGoes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let child = try StressChild(["hold", directory.path])
-        try #require(child.readLine() == "ready")
-        #expect(throws: DiskCacheError.directoryInUse(path: directory.url.standardizedFileURL.path)) {
-            try DiskCache(directory: directory.url)
-        }
-        child.finish()
-        #expect(child.process.terminationStatus == 0)
-        let cache = try DiskCache(directory: directory.url)
-        #expect(cache.recovery.previousSessionEndedCleanly)
-        cache.close()
+        let path = directory.url.standardizedFileURL.path
+        let (whileHeld, childStatus, afterExit, afterKill) = try await onOwnThread { () throws -> (DiskCacheError?, Int32, DiskCache.Recovery, DiskCache.Recovery) in
+            let child = try StressChild(["hold", directory.path])
+            guard child.readLine() == "ready" else { throw StressChild.Failure("the holding child did not start") }
+            var whileHeld: DiskCacheError?
+            do throws(DiskCacheError) {
+                try DiskCache(directory: directory.url).close()
+            } catch {
+                whileHeld = error
+            }
+            child.finish()
+            let afterExit = try DiskCache(directory: directory.url)
+            afterExit.close()
 
-        // A killed owner releases the lock too (the kernel drops it with the process).
-        let killed = try StressChild(["hold", directory.path])
-        try #require(killed.readLine() == "ready")
-        killed.kill()
-        let afterKill = try DiskCache(directory: directory.url)
-        #expect(!afterKill.recovery.previousSessionEndedCleanly)
-        afterKill.close()
+            // A killed owner releases the lock too (the kernel drops it with the process).
+            let killed = try StressChild(["hold", directory.path])
+            guard killed.readLine() == "ready" else { throw StressChild.Failure("the second holding child did not start") }
+            killed.kill()
+            let afterKill = try DiskCache(directory: directory.url)
+            afterKill.close()
+            return (whileHeld, child.process.terminationStatus, afterExit.recovery, afterKill.recovery)
+        }
+        #expect(whileHeld == .directoryInUse(path: path))
+        #expect(childStatus == 0)
+        #expect(afterExit.previousSessionEndedCleanly)
+        #expect(!afterKill.previousSessionEndedCleanly)
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func diskFullAndUnwritableDirectoryAreTypedErrorsAndReadsKeepWorking() throws {
+    func diskFullAndUnwritableDirectoryAreTypedErrorsAndReadsKeepWorking() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let child = try StressChild(["faults", directory.path])
-        var lines: [String: String] = [:]
-        while let line = child.readLine(), let colon = line.firstIndex(of: ":") {
-            lines[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+        let (lines, status) = try await onOwnThread { () throws -> ([String: String], Int32) in
+            let child = try StressChild(["faults", directory.path])
+            var lines: [String: String] = [:]
+            while let line = child.readLine(), let colon = line.firstIndex(of: ":") {
+                lines[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
+            }
+            child.finish()
+            return (lines, child.process.terminationStatus)
         }
-        child.finish()
-        #expect(child.process.terminationStatus == 0)
+        #expect(status == 0)
         let path = directory.url.standardizedFileURL.path
         #expect(lines["full.store"]?.hasPrefix("noSpace(path: \"\(path)/entries/") == true, "\(lines)")
         #expect(lines["full.read"] == "5 valid")

@@ -52,6 +52,11 @@ func bytes(_ count: Int, seed: UInt8 = 1) -> Data {
 
 /// A running `LoupeDiskCacheStress` child (see Sources/LoupeDiskCacheStress/main.swift).
 final class StressChild {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     let process = Process()
     private let output = Pipe()
     private let input = Pipe()
@@ -119,4 +124,15 @@ func isValidStressPayload(_ data: Data, key: UInt32) -> Bool {
 /// A payload in the stress child's self-describing format.
 func stressPayload(key: UInt32, version: UInt32, size: Int) -> Data {
     DiskCacheStressPayload.make(key: key, version: version, size: size)
+}
+
+/// Runs `body` on a thread of its own and awaits its result without occupying a thread of the
+/// cooperative pool (one per core). The crash and concurrency tests block for seconds on file
+/// I/O, child processes and sleeps; on the pool they would starve the async tests running beside
+/// them. `body` reports what it saw through its result: expectations are checked by the caller,
+/// in the test's task.
+func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
 }

@@ -286,19 +286,20 @@ import Glibc
         defer { directory.remove() }
         do {
             let cache = try DiskCache(directory: directory.url)
-            for round in 0..<3000 {
+            // 2200 records: past the compaction threshold (2 × 10 live + 2000) once.
+            for round in 0..<1100 {
                 try cache.store(bytes(8, seed: UInt8(truncatingIfNeeded: round)), forKey: "k\(round % 10)")
                 _ = try cache.data(forKey: "k\(round % 7)")
             }
             cache.close()
         }
-        // 6000 records without compaction would be far larger than this.
+        // Uncompacted, the 1100 puts and 1100 reads would take about 115 KB.
         let journalSize = try #require(try FileManager.default.attributesOfItem(atPath: directory.journalPath)[.size] as? Int)
-        #expect(journalSize < 200_000)
+        #expect(journalSize < 40_000)
         let cache = try DiskCache(directory: directory.url)
         defer { cache.close() }
         #expect(cache.count == 10)
-        #expect(try cache.data(forKey: "k9") == bytes(8, seed: UInt8(truncatingIfNeeded: 2999)))
+        #expect(try cache.data(forKey: "k9") == bytes(8, seed: UInt8(truncatingIfNeeded: 1099)))
     }
 
     @Test func concurrentReadersAndWritersKeepTheCacheConsistent() async throws {
@@ -306,29 +307,36 @@ import Glibc
         defer { directory.remove() }
         let limit = 200_000
         let cache = try DiskCache(directory: directory.url, configuration: .init(sizeLimit: limit))
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // Eight real threads (not pool tasks: these calls block on file I/O), each returning what
+        // went wrong, if anything.
+        let problems = try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<8 {
                 group.addTask {
-                    var random = SplitMix64(seed: UInt64(worker))
-                    for _ in 0..<300 {
-                        let key = UInt32(random.next() % 16)
-                        switch random.next() % 4 {
-                        case 0, 1:
-                            let payload = stressPayload(key: key, version: UInt32(truncatingIfNeeded: random.next()), size: Int(random.next() % 20_000))
-                            try cache.store(payload, forKey: "k\(key)")
-                            #expect(cache.totalSize <= limit)
-                        case 2:
-                            if let data = try cache.data(forKey: "k\(key)") {
-                                #expect(isValidStressPayload(data, key: key))
+                    try await onOwnThread { () throws -> [String] in
+                        var random = SplitMix64(seed: UInt64(worker))
+                        var problems: [String] = []
+                        for _ in 0..<300 {
+                            let key = UInt32(random.next() % 16)
+                            switch random.next() % 4 {
+                            case 0, 1:
+                                let payload = stressPayload(key: key, version: UInt32(truncatingIfNeeded: random.next()), size: Int(random.next() % 20_000))
+                                try cache.store(payload, forKey: "k\(key)")
+                                if cache.totalSize > limit { problems.append("over the limit after a store: \(cache.totalSize)") }
+                            case 2:
+                                if let data = try cache.data(forKey: "k\(key)"), !isValidStressPayload(data, key: key) {
+                                    problems.append("bad payload for k\(key)")
+                                }
+                            default:
+                                try cache.removeValue(forKey: "k\(key)")
                             }
-                        default:
-                            try cache.removeValue(forKey: "k\(key)")
                         }
+                        return problems
                     }
                 }
             }
-            try await group.waitForAll()
+            return try await group.reduce(into: []) { $0 += $1 }
         }
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
         #expect(cache.totalSize <= limit)
         #expect(try directory.entryFileNames().count == cache.count)
         for key in 0..<16 {
