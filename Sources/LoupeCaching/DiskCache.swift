@@ -16,10 +16,13 @@ import Glibc
 ///   timestamps (Linux cannot set creation dates and access times depend on mount options).
 /// - **Lookups** go through an in-memory index loaded from the journal when the cache opens;
 ///   nothing lists the directory except recovery after a crash or a lost journal.
-/// - **Crash safety**: each entry is written to a temporary file and renamed into place, carries
-///   an XXH64 checksum that every read verifies (a failing entry is removed and reported as
-///   `DiskCacheError.corruptEntry`, never returned), and the journal tolerates a cut-off
-///   last record. After a crash, opening reconciles the journal with the directory.
+/// - **Crash safety**: each entry is written to a temporary file and renamed into place, and
+///   carries an XXH64 checksum. The checksum is verified on the entry's first read in a session
+///   and again whenever its file's inode, size or change time differs from when it last passed;
+///   a failing entry is removed and reported as `DiskCacheError.corruptEntry`, never returned.
+///   The journal tolerates a cut-off last record; after a crash, opening reconciles the journal
+///   with the directory. Nothing is `fsync`ed: a killed process loses nothing that `store`
+///   returned for; after a power loss the checksum catches torn files.
 /// - **Files**: everything lives under `directory`: `journal`, `lock` and `entries/`, whose files
 ///   are named by a write counter, never by the key, so any key (slashes, `..`, 10 KB) is safe.
 ///   Files the cache did not write are ignored.

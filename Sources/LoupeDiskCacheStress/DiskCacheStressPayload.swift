@@ -13,17 +13,20 @@ enum DiskCacheStressPayload {
         "stress/../\(index)/é☃"
     }
 
+    // Plain loops over `Int` ranges and byte arrays: the tests run this in debug builds under
+    // ThreadSanitizer from many threads, where generic iteration (`0..<UInt32`, `indices`) goes
+    // through the runtime's metadata cache for every byte and slows to a crawl.
     static func make(key: UInt32, version: UInt32, size: Int) -> Data {
-        var data = Data(capacity: 12 + size)
-        for field in [key, version, UInt32(size)] {
-            withUnsafeBytes(of: field.littleEndian) { data.append(contentsOf: $0) }
+        var bytes = [UInt8](repeating: 0, count: 12 + size)
+        for (offset, field) in [key, version, UInt32(size)].enumerated() {
+            for shift in 0..<4 { bytes[offset * 4 + shift] = UInt8(truncatingIfNeeded: field >> (8 * UInt32(shift))) }
         }
-        for index in 0..<UInt32(size) { data.append(byte(index, key: key, version: version)) }
-        return data
+        for index in 0..<size { bytes[12 + index] = byte(index, key: key, version: version) }
+        return Data(bytes)
     }
 
-    private static func byte(_ index: UInt32, key: UInt32, version: UInt32) -> UInt8 {
-        UInt8(truncatingIfNeeded: (index &* 0x9E37_79B1 &+ version &* 0x85EB_CA77 &+ key) >> 13)
+    private static func byte(_ index: Int, key: UInt32, version: UInt32) -> UInt8 {
+        UInt8(truncatingIfNeeded: (UInt32(truncatingIfNeeded: index) &* 0x9E37_79B1 &+ version &* 0x85EB_CA77 &+ key) >> 13)
     }
 
     static func isValid(_ data: Data, key: UInt32) -> Bool {
@@ -34,6 +37,9 @@ enum DiskCacheStressPayload {
         }
         guard field(0) == key, Int(field(8)) == bytes.count - 12 else { return false }
         let version = field(4)
-        return bytes[12...].indices.allSatisfy { bytes[$0] == byte(UInt32($0 - 12), key: key, version: version) }
+        for index in 0..<(bytes.count - 12) where bytes[12 + index] != byte(index, key: key, version: version) {
+            return false
+        }
+        return true
     }
 }
