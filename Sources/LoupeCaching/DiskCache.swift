@@ -77,7 +77,8 @@ public final class DiskCache: Sendable {
     public let recovery: Recovery
 
     private let now: @Sendable () -> Date
-    private let entriesPath: String
+    /// `<directory>/entries/` as UTF-8, the prefix of every entry file path.
+    private let entriesPrefix: [UInt8]
     private let state: Locked<State>
 
     private struct State {
@@ -139,7 +140,7 @@ public final class DiskCache: Sendable {
         self.configuration = configuration
         self.recovery = loaded.recovery
         self.now = now
-        self.entriesPath = entriesPath
+        self.entriesPrefix = Array((entriesPath + "/").utf8)
         let compactionThreshold = Self.compactionThreshold(liveCount: loaded.index.count)
         state = Locked(State(
             index: loaded.index, journal: loaded.journal, lockDescriptor: lockDescriptor,
@@ -178,9 +179,7 @@ public final class DiskCache: Sendable {
             let now = self.now()
             let found = try state.withLock { (state) throws(DiskCacheError) -> DiskCacheIndex.Record? in
                 guard let journal = state.journal else { throw .closed }
-                guard let record = state.index.record(forKey: key) else { return nil }
-                if !includeExpired, let expiresAt = record.expiresAt, expiresAt <= now { return nil }
-                state.index.touch(key: key, at: now)
+                guard let record = state.index.touch(key: key, at: now, unlessExpired: !includeExpired) else { return nil }
                 journal.appendRead(key: key, at: now)
                 // Access order is advisory: if it cannot be written, the cache still works.
                 if journal.wantsFlush { try? journal.flush() }
@@ -419,12 +418,28 @@ public final class DiskCache: Sendable {
     // MARK: Internals
 
     private func entryPath(_ generation: UInt64) -> String {
-        entriesPath + "/" + Self.fileName(generation)
+        Self.path(prefix: entriesPrefix, generation: generation)
     }
 
+    /// The name of the entry file of `generation`: 16 lowercase hex digits.
     static func fileName(_ generation: UInt64) -> String {
-        let hex = String(generation, radix: 16)
-        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex
+        path(prefix: [], generation: generation)
+    }
+
+    /// `prefix` followed by the file name, built in one allocation (every read builds a path,
+    /// and string concatenation was a measurable part of a warm read).
+    private static func path(prefix: [UInt8], generation: UInt64) -> String {
+        String(unsafeUninitializedCapacity: prefix.count + 16) { buffer in
+            var end = buffer.initialize(fromContentsOf: prefix)
+            var remaining = generation
+            end += 16
+            for index in stride(from: end - 1, through: end - 16, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: remaining & 0xF)
+                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                remaining >>= 4
+            }
+            return end
+        }
     }
 
     /// The generation of a file the cache wrote (`<16 hex>` or `<16 hex>.tmp`), or `nil` for any

@@ -55,11 +55,16 @@ struct DiskCacheIndex {
         positions[key].map { slots[Int($0)].record }
     }
 
-    /// Marks the entry most recently used and stamps its access time.
-    mutating func touch(key: String, at date: Date) {
-        guard let position = positions[key] else { return }
+    /// Marks the entry most recently used and stamps its access time, returning it (one hash
+    /// of the key for a cache hit). With `unlessExpired`, an entry expired at `date` is left
+    /// alone and `nil` returned.
+    @discardableResult
+    mutating func touch(key: String, at date: Date, unlessExpired: Bool = false) -> Record? {
+        guard let position = positions[key] else { return nil }
+        if unlessExpired, let expiresAt = slots[Int(position)].record.expiresAt, expiresAt <= date { return nil }
         slots[Int(position)].record.lastAccessedAt = date
         moveToNewest(position)
+        return slots[Int(position)].record
     }
 
     /// Changes a record in place, keeping its LRU position.
