@@ -51,7 +51,7 @@ enum CodecBenchmark {
                 if run > 0 { times.append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15) }
             }
             // Plain lines (not Measurement's report) so Scripts/bench-codecs.sh can parse them.
-            let median = Measurement(name: path, samples: times).median
+            let median = Measurement.median(of: times)
             print("loupe \(path) \(String(format: "%.3f", median)) \(size.0)x\(size.1)")
         }
     }

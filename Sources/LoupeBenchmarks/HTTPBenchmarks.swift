@@ -30,8 +30,8 @@ func runHTTPBenchmarks() async throws {
                 throughputs.append(Double(requests) / seconds)
                 cpuPerRequest.append((processCPUSeconds() - cpuBefore) / Double(requests) * 1e6)
             }
-            let throughput = median(throughputs)
-            let cpu = median(cpuPerRequest)
+            let throughput = Measurement.median(of: throughputs)
+            let cpu = Measurement.median(of: cpuPerRequest)
             results.append((name, throughput, cpu))
             print(String(format: "  %@ concurrency %2d: %7.0f req/s  %6.1f µs CPU/request  (req/s runs %.0f–%.0f)",
                          name.padding(toLength: 16, withPad: " ", startingAt: 0), concurrency, throughput, cpu, throughputs.min() ?? 0, throughputs.max() ?? 0))
@@ -71,9 +71,4 @@ private func processCPUSeconds() -> Double {
     let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
     let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     return user + system
-}
-
-private func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }

@@ -10,7 +10,13 @@ func blackHole<T>(_ value: T) {
 struct Measurement {
     let name: String
     let samples: [Double]
-    var median: Double { samples.sorted()[samples.count / 2] }
+    var median: Double { Measurement.median(of: samples) }
+
+    /// The middle value (the upper one of an even count); 0 for no values.
+    static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
     var spread: String {
         let sorted = samples.sorted()
         return String(format: "%.1f–%.1f", sorted[0], sorted[sorted.count - 1])

@@ -128,6 +128,6 @@ enum ProcessingBenchmark {
             let elapsed = ContinuousClock.now - start
             times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
         }
-        return Measurement(name: "", samples: times).median
+        return Measurement.median(of: times)
     }
 }
