@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "LoupeCodecs", targets: ["LoupeCodecs"]),
         .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
         .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
+        .library(name: "Loupe", targets: ["Loupe"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
@@ -56,6 +58,16 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Pipeline (DESIGN.md, layer 5): memory → disk → coalesced network → decode → process.
+        .target(
+            name: "Loupe",
+            dependencies: [
+                "LoupeCaching", "LoupeCodecs", "LoupeProcessing", "LoupeLoading",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict),
+
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
         .target(name: "LoupeTestSupport", swiftSettings: strict),
 
@@ -74,6 +86,10 @@ let package = Package(
         .testTarget(
             name: "LoupeLoadingTests",
             dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LoupeTests",
+            dependencies: ["Loupe", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
     ]
 )
