@@ -22,10 +22,15 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// should check for cancellation, which happens when its last waiter leaves.
     public typealias Load = @Sendable (Key) async throws -> Value
 
+    /// A ``Load`` that also receives the load's priority: the highest of its waiters' at the
+    /// moment it is read, for ordering its work in a ``WorkQueue`` or passing on to the loads it
+    /// waits for itself.
+    public typealias PrioritizedLoad = @Sendable (Key, LoadPriority) async throws -> Value
+
     /// Where finished values are kept; `nil` when the loader only coalesces.
     public let memoryCache: MemoryCache<Key, Value>?
 
-    private let load: Load
+    private let load: PrioritizedLoad
     private let cost: @Sendable (Value) -> Int
     private let flights = Locked<[Key: Flight]>([:])
     private let nextID = Atomic<UInt64>(0)
@@ -36,14 +41,23 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     ///   - memoryCache: where results are stored and looked up first; `nil` to only coalesce.
     ///   - cost: each value's cost in the memory cache's unit (for images: bytes of pixels).
     ///   - load: produces the value for a key when it is neither cached nor already loading.
-    public init(
+    public convenience init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         load: @escaping Load
     ) {
+        self.init(memoryCache: memoryCache, cost: cost, prioritizedLoad: { key, _ in try await load(key) })
+    }
+
+    /// Creates a loader whose load receives its live priority (see ``PrioritizedLoad``).
+    public init(
+        memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
+        cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        prioritizedLoad: @escaping PrioritizedLoad
+    ) {
         self.memoryCache = memoryCache
         self.cost = cost
-        self.load = load
+        self.load = prioritizedLoad
     }
 
     /// Returns the value for `key`: from the memory cache at once, else by joining the load in
@@ -56,13 +70,20 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public func value(for key: Key, priority: TaskPriority? = nil) async throws -> Value {
         // Inlined into the caller so the hit is a specialized cache lookup, nothing more.
         if let value = memoryCache?.value(forKey: key) { return value }
+        return try await joinOrStartLoad(key, priority: LoadPriority(priority ?? Task.currentPriority))
+    }
+
+    /// Returns the value for `key` like ``value(for:priority:)-(_,TaskPriority?)``, with a
+    /// priority the caller may change while it waits: the load's priority follows it.
+    @inlinable
+    public func value(for key: Key, priority: LoadPriority) async throws -> Value {
+        if let value = memoryCache?.value(forKey: key) { return value }
         return try await joinOrStartLoad(key, priority: priority)
     }
 
     /// The miss path of ``value(for:priority:)``.
     @usableFromInline
-    func joinOrStartLoad(_ key: Key, priority: TaskPriority?) async throws -> Value {
-        let priority = priority ?? Task.currentPriority
+    func joinOrStartLoad(_ key: Key, priority: LoadPriority) async throws -> Value {
         let waiterID = nextID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -82,7 +103,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         if memoryCache?.value(forKey: key) != nil { return }
         flights.withLock { flights in
             if case .flight(let flight) = flightLocked(for: key, priority: priority, in: &flights) {
-                flight.isPrefetched = true
+                flight.prefetchPriority = max(flight.prefetchPriority ?? priority, priority)
             }
         }
     }
@@ -91,8 +112,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// in which case it goes on for them.
     public func cancelPrefetch(_ key: Key) {
         let abandoned: Task<Void, Never>? = flights.withLock { flights in
-            guard let flight = flights[key], flight.isPrefetched else { return nil }
-            flight.isPrefetched = false
+            guard let flight = flights[key], flight.prefetchPriority != nil else { return nil }
+            flight.prefetchPriority = nil
             guard flight.waiters.isEmpty else { return nil }
             flights[key] = nil
             return flight.task
@@ -126,14 +147,27 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     private final class Flight {
         let id: UInt64
         var task: Task<Void, Never>?
-        var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
-        var isPrefetched = false
-        var priority: TaskPriority
+        var waiters: [UInt64: Waiter] = [:]
+        /// Set while a prefetch wants the value, at the prefetch's priority.
+        var prefetchPriority: TaskPriority?
+        /// The highest priority the task has been escalated to (tasks are never lowered).
+        var escalatedPriority: TaskPriority
 
         init(id: UInt64, priority: TaskPriority) {
             self.id = id
-            self.priority = priority
+            self.escalatedPriority = priority
         }
+
+        /// The waiters' and the prefetch's priorities now; read under the lock, evaluated outside
+        /// it (a waiter's priority may itself be a load's, behind another loader's lock).
+        var prioritySources: (waiters: [LoadPriority], prefetch: TaskPriority?) {
+            (waiters.values.map(\.priority), prefetchPriority)
+        }
+    }
+
+    private struct Waiter {
+        let continuation: CheckedContinuation<Value, any Error>
+        let priority: LoadPriority
     }
 
     private enum JoinOutcome {
@@ -148,18 +182,20 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     private func join(
         _ key: Key,
         waiter: UInt64,
-        priority: TaskPriority,
+        priority: LoadPriority,
         continuation: CheckedContinuation<Value, any Error>
     ) {
+        // Read before taking the lock: it may be a load's priority, behind another lock.
+        let current = priority.value
         let outcome: JoinOutcome = flights.withLock { flights in
             // The cancellation handler may already have run and found nothing to remove: the
             // flag is set before it runs, so checking it under the lock closes that window.
             if Task.isCancelled { return .cancelled }
-            switch flightLocked(for: key, priority: priority, in: &flights) {
+            switch flightLocked(for: key, priority: current, in: &flights) {
             case .cached(let value):
                 return .cached(value)
             case .flight(let flight):
-                flight.waiters[waiter] = continuation
+                flight.waiters[waiter] = Waiter(continuation: continuation, priority: priority)
                 return .waiting
             }
         }
@@ -175,8 +211,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// and this lock, so that no second load starts for it.
     private func flightLocked(for key: Key, priority: TaskPriority, in flights: inout [Key: Flight]) -> Lookup {
         if let flight = flights[key] {
-            if priority > flight.priority {
-                flight.priority = priority
+            if priority > flight.escalatedPriority {
+                flight.escalatedPriority = priority
                 flight.task?.escalatePriority(to: priority)
             }
             return .flight(flight)
@@ -184,18 +220,35 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         if let value = memoryCache?.value(forKey: key) { return .cached(value) }
         let id = nextID.add(1, ordering: .relaxed).newValue
         let flight = Flight(id: id, priority: priority)
+        let loadPriority = LoadPriority(derived: { [weak self] in
+            self?.currentPriority(of: key, flight: id) ?? priority
+        })
         // Detached: the load is shared, so it must not inherit the first caller's task-locals.
         flight.task = Task.detached(priority: priority) { [self] in
-            await run(key, flight: id)
+            await run(key, flight: id, priority: loadPriority)
         }
         flights[key] = flight
         return .flight(flight)
     }
 
-    private func run(_ key: Key, flight id: UInt64) async {
+    /// The highest priority among the flight's waiters and prefetch now, or `nil` once the flight
+    /// is over (or has no one left).
+    private func currentPriority(of key: Key, flight id: UInt64) -> TaskPriority? {
+        let sources = flights.withLock { flights -> ([LoadPriority], TaskPriority?)? in
+            guard let flight = flights[key], flight.id == id else { return nil }
+            return flight.prioritySources
+        }
+        guard let (waiters, prefetch) = sources else { return nil }
+        return waiters.reduce(prefetch) { highest, waiter in
+            let value = waiter.value
+            return highest.map { max($0, value) } ?? value
+        }
+    }
+
+    private func run(_ key: Key, flight id: UInt64, priority: LoadPriority) async {
         let result: Result<Value, any Error>
         do {
-            result = .success(try await load(key))
+            result = .success(try await load(key, priority))
         } catch {
             result = .failure(LoadError(key: key, underlying: error))
         }
@@ -211,7 +264,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
                 // caller arriving now sees either the flight or the cached value, never neither.
                 memoryCache?.setValue(value, forKey: key, cost: valueCost)
             }
-            return Array(flight.waiters.values)
+            return flight.waiters.values.map(\.continuation)
         }
         for waiter in waiters {
             waiter.resume(with: result)
@@ -224,11 +277,11 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
                 guard let flight = flights[key],
                       let removed = flight.waiters.removeValue(forKey: waiter)
                 else { return (nil, nil) }
-                guard flight.waiters.isEmpty, !flight.isPrefetched else {
-                    return (removed, nil)
+                guard flight.waiters.isEmpty, flight.prefetchPriority == nil else {
+                    return (removed.continuation, nil)
                 }
                 flights[key] = nil
-                return (removed, flight.task)
+                return (removed.continuation, flight.task)
             }
         continuation?.resume(throwing: CancellationError())
         abandoned?.cancel()

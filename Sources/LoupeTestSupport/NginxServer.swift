@@ -48,7 +48,7 @@ package final class NginxServer: Sendable {
                 fastcgi_temp_path \(p)/tmp/fastcgi;
                 uwsgi_temp_path \(p)/tmp/uwsgi;
                 scgi_temp_path \(p)/tmp/scgi;
-                types { image/png png; image/jpeg jpg; application/octet-stream bin; }
+                types { image/png png; image/jpeg jpg; image/webp webp; image/gif gif; application/octet-stream bin; }
                 keepalive_requests 100000;
                 server {
                     listen 127.0.0.1:\(port);
@@ -63,6 +63,7 @@ package final class NginxServer: Sendable {
                     location = /status/429 { add_header Retry-After 1 always; return 429; }
                     location /slow/ { limit_rate 4k; alias \(root.path)/; }
                     location /max-age/ { add_header Cache-Control "max-age=60"; alias \(root.path)/; }
+                    location /no-store/ { add_header Cache-Control "no-store"; alias \(root.path)/; }
                 }
             }
             """
@@ -109,6 +110,20 @@ package final class NginxServer: Sendable {
     package func requestCount(for path: String) -> Int {
         guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
         return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
+    }
+
+    /// What nginx logged for the requests of `path`, in order: status and body bytes sent (fewer
+    /// than the file's size when the client closed the connection first; status 499 when it
+    /// closed before the response began). nginx writes the line when the request ends.
+    package func responses(for path: String) -> [(status: Int, bytesSent: Int)] {
+        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
+        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.compactMap { line in
+            // `... "GET /path HTTP/1.1" 200 1234 "-" "agent"`: status and size follow the request.
+            guard let fields = line.split(separator: "\"", maxSplits: 2).last?.split(separator: " "), fields.count >= 2,
+                  let status = Int(fields[0]), let bytes = Int(fields[1])
+            else { return nil }
+            return (status, bytes)
+        }
     }
 
     /// The URL of `path` on this server.

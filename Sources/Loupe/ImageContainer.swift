@@ -1,0 +1,22 @@
+import LoupeCodecs
+
+/// A decoded (and possibly processed) image with what is known about its source.
+public struct ImageContainer: Sendable, Equatable {
+    /// The pixels: upright, downscaled to the request's thumbnail size and processed by its
+    /// processors. For an animation, its first frame.
+    public var bitmap: Bitmap
+    /// The source's header: format, full size, orientation, frame count.
+    public var metadata: ImageMetadata
+    /// The size of the encoded source in bytes.
+    public var dataCount: Int
+
+    /// A container for `bitmap`, decoded from `dataCount` bytes described by `metadata`.
+    public init(bitmap: Bitmap, metadata: ImageMetadata, dataCount: Int) {
+        self.bitmap = bitmap
+        self.metadata = metadata
+        self.dataCount = dataCount
+    }
+
+    /// What the image costs in the memory cache: the bytes of its pixels.
+    var cost: Int { bitmap.bytesPerRow * bitmap.height }
+}

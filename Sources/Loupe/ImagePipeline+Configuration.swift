@@ -1,0 +1,85 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+import Logging
+
+extension ImagePipeline {
+    /// Everything a pipeline is built from: its loaders, caches, decoder, limits and queues.
+    /// Defaults follow what users of Nuke expect, adapted to servers and command-line tools.
+    public struct Configuration: Sendable {
+        /// Loads `http` and `https` URLs. Default: AsyncHTTPClient with retries of transient
+        /// failures (see the README's measurements for why AsyncHTTPClient).
+        public var dataLoader: any DataLoading
+        /// Loads `file` and `data` URLs.
+        public var localDataLoader: any DataLoading = LocalDataLoader()
+        /// Turns data into pixels.
+        public var decoder: any ImageDecoding = ImageDecoder()
+        /// Pixel and frame limits checked before any image is allocated.
+        public var decodingLimits = DecodingLimits()
+
+        /// Holds downloaded data across runs; `nil` for none.
+        public var dataCache: DiskCache?
+        /// What goes into ``dataCache``.
+        public var dataCachePolicy: DataCachePolicy = .storeOriginalData
+        /// How long a response without `Cache-Control` or `Expires` stays fresh on disk.
+        public var defaultTimeToLive: TimeInterval? = 7 * 24 * 60 * 60
+
+        /// Whether processed images are kept in memory.
+        public var isMemoryCacheEnabled = true
+        /// The memory cache's limit in bytes of pixels. Default: a fifth of the machine's memory,
+        /// at most 512 MiB.
+        public var memoryCacheCostLimit = Int(min(ProcessInfo.processInfo.physicalMemory / 5, 512 << 20))
+        /// The memory cache's limit in images.
+        public var memoryCacheCountLimit = 10_000
+        /// How long an image stays in memory; `nil` for no age limit.
+        public var memoryCacheTimeToLive: Duration?
+
+        /// At most this many HTTP loads run at once (more wait, highest priority and newest first).
+        public var maximumConcurrentDataLoads = 6
+        /// At most this many HTTP loads start per second; `nil` for no limit.
+        public var dataLoadRateLimit: RateLimit?
+        /// At most this many decodes and processor runs at once, on threads outside Swift's
+        /// cooperative pool. Default: the number of cores.
+        public var maximumConcurrentProcessing = ProcessInfo.processInfo.activeProcessorCount
+
+        /// Where requests' keys, stages and outcomes are logged (debug), and failures (warning).
+        public var logger = Logger(label: "loupe.pipeline")
+        /// The wall clock used for HTTP freshness (tests move it).
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// A configuration loading HTTP(S) with `dataLoader` and caching data in `dataCache`.
+        public init(
+            dataCache: DiskCache? = nil,
+            dataLoader: any DataLoading = RetryingDataLoader(AsyncHTTPClientDataLoader())
+        ) {
+            self.dataCache = dataCache
+            self.dataLoader = dataLoader
+        }
+    }
+
+    /// What the pipeline stores in its disk cache.
+    public enum DataCachePolicy: Sendable, Hashable {
+        /// The original data as downloaded (the default): any thumbnail or processing of it is
+        /// computed again from it, and one entry serves all of them.
+        case storeOriginalData
+        /// The original data and, for requests with a thumbnail or processors, the final image
+        /// encoded (PNG when it has transparency, else JPEG at quality 90), so a later run skips
+        /// decoding the original and processing.
+        case storeAll
+    }
+
+    /// At most `requestsPerSecond` loads per second, in bursts of up to `burst`.
+    public struct RateLimit: Sendable, Equatable {
+        /// The sustained rate.
+        public var requestsPerSecond: Double
+        /// How many may start at once after a quiet period.
+        public var burst: Int
+
+        /// A limit of `requestsPerSecond`, with bursts of `burst`.
+        public init(requestsPerSecond: Double, burst: Int = 1) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+}

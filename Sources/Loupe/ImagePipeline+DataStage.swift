@@ -1,0 +1,147 @@
+import Foundation
+import LoupeCaching
+import LoupeLoading
+
+extension ImagePipeline {
+    /// The data stage: disk cache (fresh, or revalidated with the server), network, or a local
+    /// file. Runs once per data key and cache policy, however many requests wait for it.
+    func loadData(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+        recorder.record(.dataLoads)
+        let start = ContinuousClock.now
+        switch key.url.scheme?.lowercased() {
+        case "file", "data":
+            let response = try await loadFromOrigin(configuration.localDataLoader, key, headers: [:])
+            recorder.record(.localLoads)
+            return FetchedData(data: response.data, origin: .file, isRevalidated: false, duration: start.duration(to: .now))
+        case "http", "https":
+            return try await loadHTTP(key, priority: priority, start: start)
+        default:
+            throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(key.url.scheme ?? ""))
+        }
+    }
+
+    private func loadHTTP(_ key: StageKey, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
+        let dataKey = key.image.dataKey
+        let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: dataKey)
+        switch key.cachePolicy {
+        case .returnCacheDataDontLoad:
+            guard let cached else { throw ImagePipelineError.notCached }
+            recorder.record(.diskHits)
+            return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now))
+        case .useCache:
+            if let cached, !cached.isExpired {
+                recorder.record(.diskHits)
+                return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now))
+            }
+        case .revalidate, .reloadIgnoringCaches:
+            break
+        }
+
+        // A stale (or, for .revalidate, any) copy with validators is revalidated rather than
+        // downloaded again; one without validators cannot be, and is replaced.
+        var headers: [String: String] = [:]
+        if let validators = cached?.validators {
+            if let etag = validators.etag { headers["If-None-Match"] = etag }
+            if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        let isConditional = !headers.isEmpty
+        let response = try await networkQueue.run(priority: priority) {
+            // Skipped when every request for it was cancelled while it waited for a slot.
+            try Task.checkCancellation()
+            recorder.record(.networkRequests)
+            if isConditional { recorder.record(.revalidations) }
+            return try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
+        }
+        let receivedAt = configuration.now()
+        let freshness = HTTPFreshness.of(response, receivedAt: receivedAt, defaultTimeToLive: configuration.defaultTimeToLive)
+
+        if response.isNotModified {
+            guard let cached, isConditional else {
+                throw ImagePipelineError.dataLoadingFailed(DataLoadingError.invalidResponse("304 Not Modified to an unconditional request"))
+            }
+            recorder.record(.notModified)
+            refreshCachedEntry(forKey: dataKey, freshness: freshness, response: response, previous: cached.validators)
+            logger.debug("revalidated", metadata: ["key": "\(key)"])
+            return FetchedData(data: cached.data, origin: .disk, isRevalidated: true, duration: start.duration(to: .now))
+        }
+
+        recorder.record(.downloads)
+        recorder.record(.bytesDownloaded, response.data.count)
+        // Data that is not an image the decoder can read is refused here, before it is stored:
+        // a server answering HTML as image/jpeg must leave nothing in the cache.
+        do {
+            _ = try configuration.decoder.metadata(of: response.data)
+        } catch {
+            throw ImagePipelineError.decodingFailed(error)
+        }
+        storeData(response, forKey: dataKey, freshness: freshness)
+        return FetchedData(data: response.data, origin: .network, isRevalidated: false, duration: start.duration(to: .now))
+    }
+
+    /// Loads with `loader`, reporting progress to the requests waiting for `key`'s data.
+    private func loadFromOrigin(_ loader: any DataLoading, _ key: StageKey, headers: [String: String]) async throws -> DataResponse {
+        let observers = progressObservers
+        do {
+            return try await loader.loadData(for: DataRequest(url: key.url, headers: headers)) { received, expected in
+                observers.notify(key, received: received, expected: expected)
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw ImagePipelineError.dataLoadingFailed(error)
+        }
+    }
+
+    // MARK: Disk cache
+
+    /// The disk entry for `key`, stale or not. A disk cache that fails to read is logged and
+    /// treated as a miss: the network can still answer.
+    private func cachedEntry(forKey key: String) -> DiskCacheEntry? {
+        guard let dataCache = configuration.dataCache else { return nil }
+        do {
+            return try dataCache.entry(forKey: key)
+        } catch {
+            logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func storeData(_ response: DataResponse, forKey key: String, freshness: HTTPFreshness) {
+        guard let dataCache = configuration.dataCache else { return }
+        do {
+            guard freshness.isStorable else {
+                // The server forbids keeping this response: drop any older copy too.
+                _ = try dataCache.removeValue(forKey: key)
+                return
+            }
+            try dataCache.store(
+                response.data, forKey: key, expiry: freshness.diskExpiry, validators: Self.validators(of: response))
+        } catch {
+            logger.warning("disk cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    private func refreshCachedEntry(forKey key: String, freshness: HTTPFreshness, response: DataResponse, previous: DiskCacheValidators) {
+        guard let dataCache = configuration.dataCache else { return }
+        // A 304 may carry new validators; where it does not, the stored ones stay valid.
+        var validators = Self.validators(of: response)
+        validators.etag = validators.etag ?? previous.etag
+        validators.lastModified = validators.lastModified ?? previous.lastModified
+        do {
+            _ = try dataCache.markRevalidated(forKey: key, expiry: freshness.diskExpiry, validators: validators)
+        } catch {
+            logger.warning("disk cache revalidation failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
+    private static func validators(of response: DataResponse) -> DiskCacheValidators {
+        DiskCacheValidators(etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+    }
+}
+
+extension HTTPFreshness {
+    /// The disk cache's expiry for this freshness.
+    var diskExpiry: DiskCacheExpiry {
+        expiresAt.map { .at($0) } ?? .never
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeProcessing
+
+extension ImagePipeline {
+    /// The final stage of a request: the processed image (from the disk cache when processed
+    /// images are stored there), stored in the memory cache before the load ends.
+    func loadImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        recorder.record(.loadsStarted)
+        let staged: StagedImage
+        if let stored = try await storedProcessedImage(key, priority: priority) {
+            staged = stored
+        } else {
+            staged = key.processors.isEmpty
+                ? try await value(from: decodedStage, for: key.decoded, priority: priority)
+                : try await value(from: processedStage, for: key, priority: priority)
+            if storesProcessedImage(key) { storeProcessedImage(staged, key) }
+        }
+        memoryCache?.setValue(staged, forKey: key.image, cost: staged.container.cost)
+        return staged
+    }
+
+    /// Runs the last of `key`'s processors on the result of the ones before it, which is itself
+    /// a shared stage: requests whose processors share a prefix compute that prefix once.
+    func processImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        guard let processor = key.processors.last else {
+            return try await value(from: decodedStage, for: key.decoded, priority: priority)
+        }
+        let previous = key.withoutLastProcessor
+        var staged = previous.processors.isEmpty
+            ? try await value(from: decodedStage, for: previous, priority: priority)
+            : try await value(from: processedStage, for: previous, priority: priority)
+        let input = staged.container.bitmap
+        let (bitmap, duration) = try await runProcessingWork(priority: priority) {
+            do {
+                return try processor.process(input)
+            } catch {
+                throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
+            }
+        }
+        recorder.record(.processorRuns)
+        staged.container.bitmap = bitmap
+        staged.timings.processing = (staged.timings.processing ?? .zero) + duration
+        return staged
+    }
+
+    /// Decodes the data, downscaled to the thumbnail size: straight from the codec where it can
+    /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
+    func decodeImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        let fetched = try await value(from: dataStage, for: key.data, priority: priority)
+        let container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+        return StagedImage(
+            container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration))
+    }
+
+    private func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
+        let decoder = configuration.decoder
+        let options = DecodingOptions(
+            maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: configuration.decodingLimits)
+        let result = try await runProcessingWork(priority: priority) {
+            let image: DecodedImage
+            do {
+                image = try decoder.decode(data, options: options)
+            } catch {
+                throw ImagePipelineError.decodingFailed(error)
+            }
+            var bitmap = image.bitmap
+            if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
+                do {
+                    bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
+                } catch {
+                    throw ImagePipelineError.decodingFailed(error)
+                }
+            }
+            return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        }
+        recorder.record(.decodes)
+        return result
+    }
+
+    /// Runs CPU-bound `work` in the processing queue (bounded, by priority) off the cooperative
+    /// pool, unless the work was cancelled while it waited. Returns its result and duration.
+    private func runProcessingWork<T: Sendable>(
+        priority: LoadPriority, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> (T, Duration) {
+        try await processingQueue.run(priority: priority) {
+            try Task.checkCancellation()
+            return try await runOffCooperativePool {
+                let start = ContinuousClock.now
+                let value = try work()
+                return (value, start.duration(to: .now))
+            }
+        }
+    }
+
+    // MARK: Processed images on disk
+
+    /// Whether `key`'s final image is one that ``DataCachePolicy/storeAll`` keeps on disk.
+    private func storesProcessedImage(_ key: StageKey) -> Bool {
+        configuration.dataCachePolicy == .storeAll && configuration.dataCache != nil
+            && (key.image.thumbnail != nil || !key.processors.isEmpty)
+    }
+
+    private func storedProcessedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage? {
+        guard storesProcessedImage(key), key.cachePolicy == .useCache || key.cachePolicy == .returnCacheDataDontLoad,
+              let dataCache = configuration.dataCache
+        else { return nil }
+        let entry: DiskCacheEntry?
+        do {
+            entry = try dataCache.entry(forKey: key.image.diskKey)
+        } catch {
+            logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+        guard let entry, !entry.isExpired || key.cachePolicy == .returnCacheDataDontLoad else { return nil }
+        // Stored already at its final size: decoded as is, never downscaled again.
+        guard let decoded = try? await decode(entry.data, thumbnail: nil, priority: priority) else { return nil }
+        recorder.record(.diskHits)
+        return StagedImage(
+            container: decoded.value, origin: .disk, isRevalidated: false,
+            timings: ImageTimings(decode: decoded.duration))
+    }
+
+    /// Encodes and stores a processed image in the background: the response does not wait.
+    private func storeProcessedImage(_ staged: StagedImage, _ key: StageKey) {
+        guard let dataCache = configuration.dataCache else { return }
+        let bitmap = staged.container.bitmap
+        let diskKey = key.image.diskKey
+        let logger = self.logger
+        Task.detached(priority: .background) { [processingQueue] in
+            do {
+                let data = try await processingQueue.run(priority: LoadPriority(.background)) {
+                    try await runOffCooperativePool {
+                        try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
+                    }
+                }
+                try dataCache.store(data, forKey: diskKey)
+            } catch {
+                logger.warning("storing a processed image failed", metadata: ["key": "\(diskKey)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+import Logging
+
+/// Loads images: memory cache → disk cache → one coalesced network load per URL → decode →
+/// process → memory cache, with priorities, cancellation and progress.
+///
+/// Every stage runs once per distinct piece of work however many requests want it: the data
+/// once per URL (or custom cache key), the decode once per data and thumbnail size, each
+/// processor once per input and processor prefix. A stage's work is cancelled only when the
+/// last request that wants it is cancelled, and runs at the highest priority among them.
+///
+/// ```swift
+/// let pipeline = ImagePipeline(configuration: .init(dataCache: try DiskCache(directory: cacheURL)))
+/// let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: 256))
+/// print(response.bitmap.width, response.origin)
+/// ```
+public final class ImagePipeline: Sendable {
+    /// What the pipeline was built with.
+    public let configuration: Configuration
+
+    /// Processed images by what they are (not by cache policy); `nil` when disabled.
+    let memoryCache: MemoryCache<ImageKey, StagedImage>?
+    /// Final images: stores into `memoryCache` before its load ends, so no caller can miss both
+    /// the cache and the load.
+    let imageStage: SingleFlightLoader<StageKey, StagedImage>
+    /// Images after some (at least one) of their processors.
+    let processedStage: SingleFlightLoader<StageKey, StagedImage>
+    /// Images decoded (and downscaled to their thumbnail size), before processors.
+    let decodedStage: SingleFlightLoader<StageKey, StagedImage>
+    /// Data, from disk, network or a local file.
+    let dataStage: SingleFlightLoader<StageKey, FetchedData>
+    /// Bounds HTTP loads and orders them by priority.
+    let networkQueue: WorkQueue
+    /// Bounds decoding and processing and orders them by priority.
+    let processingQueue: WorkQueue
+    let recorder = Recorder()
+    let progressObservers = ProgressObservers()
+    var logger: Logger { configuration.logger }
+
+    /// Creates a pipeline. Nothing is loaded until a request arrives.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        memoryCache = configuration.isMemoryCacheEnabled
+            ? MemoryCache(configuration: .init(
+                costLimit: configuration.memoryCacheCostLimit,
+                countLimit: configuration.memoryCacheCountLimit,
+                timeToLive: configuration.memoryCacheTimeToLive))
+            : nil
+        networkQueue = WorkQueue(
+            maximumConcurrency: configuration.maximumConcurrentDataLoads,
+            rateLimit: configuration.dataLoadRateLimit.map {
+                WorkQueue.RateLimit(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst)
+            })
+        processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
+
+        // The stages' loads call back into the pipeline, which does not exist yet while they are
+        // created; they reach it weakly, so the pipeline owns its stages and not the reverse.
+        let owner = PipelineReference()
+        imageStage = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().loadImage(key, priority: priority)
+        }
+        processedStage = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().processImage(key, priority: priority)
+        }
+        decodedStage = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().decodeImage(key, priority: priority)
+        }
+        dataStage = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().loadData(key, priority: priority)
+        }
+        owner.set(self)
+    }
+
+    // MARK: - Loading
+
+    /// Loads the image `request` asks for.
+    ///
+    /// - Throws: ``ImagePipelineError`` when it cannot be produced; `CancellationError` when the
+    ///   calling task is cancelled (work shared with other requests goes on for them).
+    public func image(for request: ImageRequest) async throws -> ImageResponse {
+        try await response(for: request, priority: LoadPriority(request.priority.taskPriority), progress: nil)
+    }
+
+    /// Loads the image at `url` at full size.
+    public func image(for url: URL) async throws -> ImageResponse {
+        try await image(for: ImageRequest(url: url))
+    }
+
+    /// Starts loading `request` and returns a handle to follow its progress, change its
+    /// priority, cancel it or await its response.
+    public func imageTask(with request: ImageRequest) -> ImageTask {
+        let priority = LoadPriority(request.priority.taskPriority)
+        let (events, continuation) = AsyncStream.makeStream(of: ImageTask.Event.self, bufferingPolicy: .bufferingNewest(64))
+        // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
+        let task = Task.detached(priority: request.priority.taskPriority) { [self] in
+            let result: Result<ImageResponse, any Error>
+            do {
+                result = .success(try await response(for: request, priority: priority) { received, expected in
+                    continuation.yield(.progress(ImageTask.Progress(completed: received, total: expected)))
+                })
+            } catch {
+                result = .failure(error)
+            }
+            continuation.yield(.finished(result))
+            continuation.finish()
+            return try result.get()
+        }
+        return ImageTask(request: request, priority: priority, task: task, events: events)
+    }
+
+    /// The image for `request` if the memory cache holds it; never loads.
+    public func cachedImage(for request: ImageRequest) -> ImageContainer? {
+        memoryCache?.value(forKey: StageKey(request).image)?.container
+    }
+
+    /// Removes the image for `request` from the memory cache (and, with `includingDisk`, its
+    /// data from the disk cache).
+    public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {
+        let key = StageKey(request).image
+        _ = memoryCache?.removeValue(forKey: key)
+        guard includingDisk, let dataCache = configuration.dataCache else { return }
+        do {
+            _ = try dataCache.removeValue(forKey: key.dataKey)
+            _ = try dataCache.removeValue(forKey: key.diskKey)
+        } catch {
+            logger.warning("removing \(key.dataKey) from the disk cache failed: \(error)")
+        }
+    }
+
+    /// Empties the memory cache.
+    public func removeAllCachedImages() {
+        memoryCache?.removeAll()
+    }
+
+    /// What the pipeline has done so far.
+    public var statistics: Statistics { recorder.snapshot }
+
+    /// The memory hit, else the shared work; counts and logs the outcome.
+    func response(
+        for request: ImageRequest, priority: LoadPriority, progress: DataLoadingProgress?
+    ) async throws -> ImageResponse {
+        let start = ContinuousClock.now
+        recorder.record(.requests)
+        let key = StageKey(request)
+        if request.cachePolicy.readsMemory, let hit = memoryCache?.value(forKey: key.image) {
+            recorder.record(.memoryHits)
+            logger.debug("memory hit", metadata: ["key": "\(key)"])
+            return ImageResponse(
+                container: hit.container, request: request, origin: .memory, isRevalidated: false,
+                timings: ImageTimings(total: start.duration(to: .now)))
+        }
+        let observation = progress.map { progressObservers.add($0, for: key.data) }
+        defer { observation.map(progressObservers.remove) }
+        do {
+            let staged = try await value(from: imageStage, for: key, priority: priority)
+            var timings = staged.timings
+            timings.total = start.duration(to: .now)
+            logger.debug("loaded", metadata: ["key": "\(key)", "origin": "\(staged.origin)"])
+            return ImageResponse(
+                container: staged.container, request: request, origin: staged.origin,
+                isRevalidated: staged.isRevalidated, timings: timings)
+        } catch let error as ImagePipelineError {
+            recorder.recordFailure(error)
+            logger.warning("failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            throw error
+        } catch {
+            recorder.record(.cancellations)
+            logger.debug("cancelled", metadata: ["key": "\(key)"])
+            throw error
+        }
+    }
+
+    /// A stage's value, with the stage loader's `LoadError` wrapper removed: the stages throw
+    /// ``ImagePipelineError`` (or `CancellationError`) and pass them up unchanged.
+    func value<Value>(
+        from stage: SingleFlightLoader<StageKey, Value>, for key: StageKey, priority: LoadPriority
+    ) async throws -> Value {
+        do {
+            return try await stage.value(for: key, priority: priority)
+        } catch let error as LoadError<StageKey> {
+            throw error.underlying
+        }
+    }
+}
+
+extension ImageRequest.CachePolicy {
+    /// Whether a request may be answered from the memory cache.
+    var readsMemory: Bool {
+        switch self {
+        case .useCache, .returnCacheDataDontLoad: true
+        case .reloadIgnoringCaches, .revalidate: false
+        }
+    }
+}
+
+/// The pipeline as seen from its stages' loads: a weak reference set once the pipeline exists.
+final class PipelineReference: Sendable {
+    private struct Weak { weak var pipeline: ImagePipeline? }
+    private let reference = Locked(Weak())
+
+    func set(_ pipeline: ImagePipeline) {
+        reference.withLock { $0.pipeline = pipeline }
+    }
+
+    /// The pipeline; a load that outlives it ends as cancelled.
+    func pipeline() throws -> ImagePipeline {
+        guard let pipeline = reference.withLock({ $0.pipeline }) else { throw CancellationError() }
+        return pipeline
+    }
+}

@@ -1,0 +1,40 @@
+import LoupeCodecs
+
+/// The answer to an ``ImageRequest``: the image, where it came from and how long it took.
+public struct ImageResponse: Sendable {
+    /// The image and its source metadata.
+    public var container: ImageContainer
+    /// The request this answers.
+    public var request: ImageRequest
+    /// Where the image came from. For requests that joined a load already running, the origin
+    /// of that load.
+    public var origin: ImageOrigin
+    /// Whether the data was confirmed by the server with a `304 Not Modified` on this load.
+    public var isRevalidated: Bool
+    /// How long the stages took.
+    public var timings: ImageTimings
+
+    /// The pixels (shorthand for `container.bitmap`).
+    public var bitmap: Bitmap { container.bitmap }
+}
+
+/// How long a response's stages took. Stages that did not run (a memory hit has none) are `nil`;
+/// for a request that joined a running load they are that load's.
+public struct ImageTimings: Sendable, Equatable {
+    /// From the call to the response.
+    public var total: Duration
+    /// Waiting for a network slot and loading the data (from disk, network or file).
+    public var dataLoad: Duration?
+    /// Decoding (including downscaling to the thumbnail size).
+    public var decode: Duration?
+    /// Running the processors.
+    public var processing: Duration?
+
+    /// Timings with only the given stages set.
+    public init(total: Duration = .zero, dataLoad: Duration? = nil, decode: Duration? = nil, processing: Duration? = nil) {
+        self.total = total
+        self.dataLoad = dataLoad
+        self.decode = decode
+        self.processing = processing
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+@testable import Loupe
+
+/// Encoded test images: a gradient whose colours depend on `seed`, so two seeds differ.
+enum TestImage {
+    static func bitmap(width: Int, height: Int, seed: Int) throws -> Bitmap {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                pixels[i] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) &+ seed &* 40)
+                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1) &+ seed &* 70)
+                pixels[i + 2] = UInt8(truncatingIfNeeded: seed &* 97)
+            }
+        }
+        return try Bitmap(width: width, height: height, pixels: pixels)
+    }
+
+    static func jpeg(width: Int, height: Int, seed: Int = 0) throws -> Data {
+        try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .jpeg(quality: 90))
+    }
+
+    static func png(width: Int, height: Int, seed: Int = 0) throws -> Data {
+        try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .png)
+    }
+}
+
+/// A wall clock the test moves, shared by the pipeline (HTTP freshness) and its disk cache.
+final class TestDate: Sendable {
+    private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+
+    var now: @Sendable () -> Date { { [self] in date.withLock { $0 } } }
+
+    func advance(by seconds: TimeInterval) {
+        date.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// A fresh folder for a disk cache, removed by `remove()`.
+struct TemporaryFolder: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-pipeline-\(UUID().uuidString)")
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A pipeline over a disk cache in `folder`, on the test's clock, loading with AsyncHTTPClient.
+func makePipeline(
+    folder: TemporaryFolder, date: TestDate, retries: Bool = false,
+    configure: (inout ImagePipeline.Configuration) -> Void = { _ in }
+) throws -> (ImagePipeline, DiskCache) {
+    let disk = try DiskCache(directory: folder.url, now: date.now)
+    let loader: any DataLoading = retries
+        ? RetryingDataLoader(AsyncHTTPClientDataLoader(), policy: RetryPolicy(), sleep: { _ in })
+        : AsyncHTTPClientDataLoader()
+    var configuration = ImagePipeline.Configuration(dataCache: disk, dataLoader: loader)
+    configuration.now = date.now
+    configure(&configuration)
+    return (ImagePipeline(configuration: configuration), disk)
+}
