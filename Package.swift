@@ -69,7 +69,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
-        .target(name: "LoupeTestSupport", swiftSettings: strict),
+        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         // Tools.
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
@@ -80,7 +80,7 @@ let package = Package(
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
-        .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress"], swiftSettings: strict),
+        .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs"], swiftSettings: strict),
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(

@@ -2,6 +2,8 @@ import Foundation
 import LoupeCaching
 import LoupeCodecs
 import LoupeLoading
+import LoupeProcessing
+import LoupeTestSupport
 @testable import Loupe
 
 /// Encoded test images: a gradient whose colours depend on `seed`, so two seeds differ.
@@ -59,4 +61,43 @@ func makePipeline(
     configuration.now = date.now
     configure(&configuration)
     return (ImagePipeline(configuration: configuration), disk)
+}
+
+/// Loads `file` and `data` URLs for real, but only once its gate is open, and counts loads:
+/// lets a test hold a data load in flight while it arranges joins and cancellations.
+struct GatedLocalLoader: DataLoading {
+    let gate = Gate()
+    let loads = Counter()
+    let cancellations = Counter()
+
+    func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
+        loads.increment()
+        do {
+            try await gate.wait()
+        } catch {
+            cancellations.increment()
+            throw error
+        }
+        return try await LocalDataLoader().loadData(for: request, progress: progress)
+    }
+}
+
+/// A real processor that counts its runs, to observe which work was shared.
+struct CountingProcessor: ImageProcessing {
+    let base: any ImageProcessing
+    let runs: Recorder<String>
+
+    var identifier: String { base.identifier }
+
+    func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+        runs.record(identifier)
+        return try base.process(bitmap)
+    }
+}
+
+/// A `file` URL of `data` written to a fresh temporary file.
+func temporaryFile(_ data: Data, name: String = "image") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-\(UUID().uuidString)-\(name)")
+    try data.write(to: url)
+    return url
 }
