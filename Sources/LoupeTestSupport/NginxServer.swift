@@ -62,6 +62,7 @@ package final class NginxServer: Sendable {
                     location = /status/503 { return 503; }
                     location = /status/429 { add_header Retry-After 1 always; return 429; }
                     location /slow/ { limit_rate 4k; alias \(root.path)/; }
+                    location /paced/ { limit_rate 32k; alias \(root.path)/; }
                     location /max-age/ { add_header Cache-Control "max-age=60"; alias \(root.path)/; }
                     location /no-store/ { add_header Cache-Control "no-store"; alias \(root.path)/; }
                 }
@@ -123,6 +124,15 @@ package final class NginxServer: Sendable {
                   let status = Int(fields[0]), let bytes = Int(fields[1])
             else { return nil }
             return (status, bytes)
+        }
+    }
+
+    /// The paths of the GET requests nginx logged, in the order they ended.
+    package func loggedPaths() -> [String] {
+        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
+        return log.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "\"GET ") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
         }
     }
 

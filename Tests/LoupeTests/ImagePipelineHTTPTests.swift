@@ -19,6 +19,9 @@ import Testing
                      "html.jpg": Data("<html><body>not an image</body></html>".utf8),
                      "changing.jpg": try TestImage.jpeg(width: 100, height: 50, seed: 3)]
         for i in 0..<50 { files["many/\(i).jpg"] = try TestImage.jpeg(width: 40, height: 30, seed: i) }
+        // 64 KB: two seconds under /paced/ (32 KB/s); 240 KB: a minute under /slow/ (4 KB/s).
+        files["noise.png"] = try TestImage.noisePNG(width: 128, height: 128)
+        files["big.bin"] = Data((0..<240_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         server = try NginxServer.start(files: files)
     }
 
@@ -206,5 +209,79 @@ import Testing
         #expect(a.container.metadata.width == 640)
         #expect(server.requestCount(for: "/photo.jpg") == 1)
         #expect(pipeline.statistics.decodes == 2)
+    }
+
+    @Test func cancellingEveryRequestAbortsTheTransferAtTheServer() async throws {
+        let (pipeline, disk) = try makePipeline(folder: folder, date: date)
+        let url = server.url("slow/big.bin")
+        let tasks = (0..<2).map { _ in pipeline.imageTask(with: ImageRequest(url: url)) }
+        let progressed = Task {
+            for await event in tasks[0].events { if case .progress(let p) = event, p.completed > 0 { return true } }
+            return false
+        }
+        #expect(await progressed.value, "bytes were arriving")
+        for task in tasks { task.cancel() }
+        for task in tasks { await #expect(throws: CancellationError.self) { try await task.response } }
+        // nginx logs the request when the connection closes: long before the minute the whole
+        // body would take, and with fewer bytes than the body.
+        #expect(await eventually(timeout: .seconds(20)) { server.responses(for: "/slow/big.bin").count == 1 })
+        let logged = try #require(server.responses(for: "/slow/big.bin").first)
+        #expect(logged.bytesSent < 240_000)
+        #expect(try disk.entry(forKey: url.absoluteString) == nil, "nothing partial is cached")
+    }
+
+    @Test func progressIsReportedAsBytesArrive() async throws {
+        let (pipeline, _) = try makePipeline(folder: folder, date: date)
+        let size = try Data(contentsOf: server.root.appendingPathComponent("noise.png")).count
+        let task = pipeline.imageTask(with: ImageRequest(url: server.url("paced/noise.png")))
+        var reports: [ImageTask.Progress] = []
+        var finished = false
+        for await event in task.events {
+            switch event {
+            case .progress(let progress): reports.append(progress)
+            case .finished(let result): finished = (try? result.get()) != nil
+            }
+        }
+        #expect(finished)
+        #expect(reports.count >= 2, "a slow body arrives in several pieces")
+        #expect(reports.last == ImageTask.Progress(completed: size, total: size))
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.completed < $1.completed })
+    }
+
+    /// With one network slot taken, waiting loads start by their priority now — a task raised
+    /// while it waits goes first — and newest first among equals.
+    @Test func networkLoadsStartInPriorityOrder() async throws {
+        let (pipeline, _) = try makePipeline(folder: folder, date: date) { $0.maximumConcurrentDataLoads = 1 }
+        // Holds the only slot until cancelled (its body would take a minute).
+        let blocker = pipeline.imageTask(with: ImageRequest(url: server.url("slow/big.bin")))
+        #expect(await eventually { pipeline.networkQueue.runningCount == 1 })
+        var tasks: [ImageTask] = []
+        for (index, priority) in [ImageRequest.Priority.low, .normal, .low, .normal].enumerated() {
+            tasks.append(pipeline.imageTask(with: ImageRequest(url: server.url("many/\(index).jpg"), priority: priority)))
+            #expect(await eventually { pipeline.networkQueue.waitingCount == index + 1 })
+        }
+        tasks[0].priority = .high
+        #expect(tasks[0].priority == .high)
+        blocker.cancel()
+        for task in tasks { _ = try await task.response }
+        #expect(server.loggedPaths().filter { $0.hasPrefix("/many/") } == ["/many/0.jpg", "/many/3.jpg", "/many/1.jpg", "/many/2.jpg"])
+    }
+
+    @Test func storeAllKeepsProcessedImagesOnDisk() async throws {
+        let request = ImageRequest(url: server.url("photo.jpg"), thumbnail: 64, processors: [Crop(x: 0, y: 0, width: 32, height: 32)])
+        do {
+            let (pipeline, disk) = try makePipeline(folder: folder, date: date) { $0.dataCachePolicy = .storeAll }
+            let first = try await pipeline.image(for: request)
+            #expect(first.origin == .network && first.bitmap.width == 32)
+            let diskKey = ImagePipeline.StageKey(request).image.diskKey
+            #expect(await eventually { (try? disk.entry(forKey: diskKey)) != nil }, "stored in the background")
+            disk.close()
+        }
+        let (pipeline, _) = try makePipeline(folder: folder, date: date) { $0.dataCachePolicy = .storeAll }
+        let second = try await pipeline.image(for: request)
+        #expect(second.origin == .disk)
+        #expect(second.bitmap.width == 32 && second.bitmap.height == 32)
+        #expect(pipeline.statistics.processorRuns == 0, "the processed image came from disk")
+        #expect(server.requestCount(for: "/photo.jpg") == 1)
     }
 }

@@ -21,6 +21,16 @@ enum TestImage {
         return try Bitmap(width: width, height: height, pixels: pixels)
     }
 
+    /// A PNG of pseudo-random pixels: about 4 bytes per pixel whatever the compression.
+    static func noisePNG(width: Int, height: Int) throws -> Data {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let pixels = (0..<width * height * 4).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        return try ImageEncoder().encode(Bitmap(width: width, height: height, pixels: pixels), as: .png)
+    }
+
     static func jpeg(width: Int, height: Int, seed: Int = 0) throws -> Data {
         try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .jpeg(quality: 90))
     }
