@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
-            dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
+            dependencies: ["Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),

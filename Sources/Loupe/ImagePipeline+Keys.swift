@@ -11,6 +11,19 @@ extension ImagePipeline {
         var thumbnail: Int?
         var processorIdentifiers: [String]
 
+        /// The image `request` asks for.
+        init(_ request: ImageRequest) {
+            dataKey = request.dataKey
+            thumbnail = request.thumbnail
+            processorIdentifiers = request.processorIdentifiers
+        }
+
+        init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String]) {
+            self.dataKey = dataKey
+            self.thumbnail = thumbnail
+            self.processorIdentifiers = processorIdentifiers
+        }
+
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
         var diskKey: String {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
@@ -29,10 +42,7 @@ extension ImagePipeline {
         let processors: [any ImageProcessing]
 
         init(_ request: ImageRequest) {
-            image = ImageKey(
-                dataKey: request.cacheKey ?? request.url.absoluteString,
-                thumbnail: request.thumbnail,
-                processorIdentifiers: request.processors.map(\.identifier))
+            image = ImageKey(request)
             cachePolicy = request.cachePolicy
             url = request.url
             processors = request.processors

@@ -1,5 +1,6 @@
 import LoupeCaching
 import Metrics
+import Synchronization
 
 extension ImagePipeline {
     /// Counts of what the pipeline did since it was created: a snapshot, read with
@@ -44,49 +45,63 @@ extension ImagePipeline {
     }
 
     /// What the pipeline counts; each is a field of ``Statistics`` and a swift-metrics counter.
-    enum Event: String, CaseIterable {
+    enum Event: Int, CaseIterable {
         case requests, memoryHits, loadsStarted, dataLoads, diskHits, networkRequests, downloads
         case bytesDownloaded, revalidations, notModified, localLoads, decodes, processorRuns, cancellations
     }
 
-    /// Keeps ``Statistics`` and forwards every count to swift-metrics.
-    final class Recorder: Sendable {
-        private let statistics = Locked(Statistics())
-        private let counters: [Event: Counter]
+    /// Keeps ``Statistics`` and forwards every count to swift-metrics. Counting is on the memory
+    /// hit path, so each count is an atomic add (no lock, no hashing) plus the metrics call.
+    final class Recorder: @unchecked Sendable {
+        // Why `@unchecked Sendable` is safe: `counts` points to atomics that are initialized in
+        // `init` before the recorder is shared, only ever accessed through atomic operations,
+        // and deinitialized in `deinit` when no one else holds the recorder. `counters` and
+        // `failures` are immutable references to thread-safe objects. (A buffer rather than an
+        // array of boxes: reading a box out of an array retains it, on every memory hit.)
+        private let counts: UnsafeMutablePointer<Atomic<Int>>
+        private let counters: [Counter]
+        private let failures = Locked<[String: Int]>([:])
 
         init() {
-            counters = Dictionary(uniqueKeysWithValues: Event.allCases.map { event in
-                (event, Counter(label: "loupe_\(Recorder.snakeCase(event.rawValue))_total"))
-            })
+            counts = .allocate(capacity: Event.allCases.count)
+            for index in Event.allCases.indices { (counts + index).initialize(to: Atomic(0)) }
+            counters = Event.allCases.map { Counter(label: "loupe_\(Recorder.snakeCase(String(describing: $0)))_total") }
         }
 
-        var snapshot: Statistics { statistics.withLock { $0 } }
+        deinit {
+            counts.deinitialize(count: Event.allCases.count)
+            counts.deallocate()
+        }
+
+        var snapshot: Statistics {
+            func count(_ event: Event) -> Int { counts[event.rawValue].load(ordering: .relaxed) }
+            var statistics = Statistics()
+            statistics.requests = count(.requests)
+            statistics.memoryHits = count(.memoryHits)
+            statistics.loadsStarted = count(.loadsStarted)
+            statistics.dataLoads = count(.dataLoads)
+            statistics.diskHits = count(.diskHits)
+            statistics.networkRequests = count(.networkRequests)
+            statistics.downloads = count(.downloads)
+            statistics.bytesDownloaded = count(.bytesDownloaded)
+            statistics.revalidations = count(.revalidations)
+            statistics.notModified = count(.notModified)
+            statistics.localLoads = count(.localLoads)
+            statistics.decodes = count(.decodes)
+            statistics.processorRuns = count(.processorRuns)
+            statistics.cancellations = count(.cancellations)
+            statistics.failures = failures.withLock { $0 }
+            return statistics
+        }
 
         func record(_ event: Event, _ count: Int = 1) {
-            statistics.withLock { statistics in
-                switch event {
-                case .requests: statistics.requests += count
-                case .memoryHits: statistics.memoryHits += count
-                case .loadsStarted: statistics.loadsStarted += count
-                case .dataLoads: statistics.dataLoads += count
-                case .diskHits: statistics.diskHits += count
-                case .networkRequests: statistics.networkRequests += count
-                case .downloads: statistics.downloads += count
-                case .bytesDownloaded: statistics.bytesDownloaded += count
-                case .revalidations: statistics.revalidations += count
-                case .notModified: statistics.notModified += count
-                case .localLoads: statistics.localLoads += count
-                case .decodes: statistics.decodes += count
-                case .processorRuns: statistics.processorRuns += count
-                case .cancellations: statistics.cancellations += count
-                }
-            }
-            counters[event]?.increment(by: Int64(count))
+            counts[event.rawValue].add(count, ordering: .relaxed)
+            counters[event.rawValue].increment(by: Int64(count))
         }
 
         func recordFailure(_ error: ImagePipelineError) {
             let kind = error.kind
-            statistics.withLock { $0.failures[kind, default: 0] += 1 }
+            failures.withLock { $0[kind, default: 0] += 1 }
             Counter(label: "loupe_errors_total", dimensions: [("kind", kind)]).increment()
         }
 

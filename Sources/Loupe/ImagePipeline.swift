@@ -38,11 +38,16 @@ public final class ImagePipeline: Sendable {
     let processingQueue: WorkQueue
     let recorder = Recorder()
     let progressObservers = ProgressObservers()
-    var logger: Logger { configuration.logger }
+    let logger: Logger
+    /// Whether debug messages are logged: checked once, because our copy of the logger never
+    /// changes and the check is on the memory hit path.
+    let logsDebug: Bool
 
     /// Creates a pipeline. Nothing is loaded until a request arrives.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        logger = configuration.logger
+        logsDebug = configuration.logger.logLevel <= .debug
         memoryCache = configuration.isMemoryCacheEnabled
             ? MemoryCache(configuration: .init(
                 costLimit: configuration.memoryCacheCostLimit,
@@ -80,13 +85,32 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Throws: ``ImagePipelineError`` when it cannot be produced; `CancellationError` when the
     ///   calling task is cancelled (work shared with other requests goes on for them).
+    nonisolated(nonsending)
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        try await response(for: request, priority: LoadPriority(request.priority.taskPriority), progress: nil)
+        try await response(for: request, priority: nil, progress: nil)
     }
 
     /// Loads the image at `url` at full size.
+    nonisolated(nonsending)
     public func image(for url: URL) async throws -> ImageResponse {
         try await image(for: ImageRequest(url: url))
+    }
+
+    /// Loads the data behind `request` — from the disk cache, the network or a local file —
+    /// without decoding it, sharing the load with image requests for the same data. The memory
+    /// cache, thumbnail and processors play no part.
+    ///
+    /// - Returns: the bytes and where they came from.
+    nonisolated(nonsending)
+    public func data(for request: ImageRequest) async throws -> (data: Data, origin: ImageOrigin) {
+        let key = StageKey(request).data
+        do {
+            let fetched = try await value(from: dataStage, for: key, priority: LoadPriority(request.priority.taskPriority))
+            return (fetched.data, fetched.origin)
+        } catch let error as ImagePipelineError {
+            recorder.recordFailure(error)
+            throw error
+        }
     }
 
     /// Starts loading `request` and returns a handle to follow its progress, change its
@@ -113,13 +137,13 @@ public final class ImagePipeline: Sendable {
 
     /// The image for `request` if the memory cache holds it; never loads.
     public func cachedImage(for request: ImageRequest) -> ImageContainer? {
-        memoryCache?.value(forKey: StageKey(request).image)?.container
+        memoryCache?.value(forKey: ImageKey(request))?.container
     }
 
     /// Removes the image for `request` from the memory cache (and, with `includingDisk`, its
     /// data from the disk cache).
     public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {
-        let key = StageKey(request).image
+        let key = ImageKey(request)
         _ = memoryCache?.removeValue(forKey: key)
         guard includingDisk, let dataCache = configuration.dataCache else { return }
         do {
@@ -139,23 +163,33 @@ public final class ImagePipeline: Sendable {
     public var statistics: Statistics { recorder.snapshot }
 
     /// The memory hit, else the shared work; counts and logs the outcome.
+    ///
+    /// Runs on the caller's executor (`nonsending`): a memory hit from the main actor returns
+    /// without hopping to the global executor and back. The work itself runs in the stages' own
+    /// tasks.
+    ///
+    /// - Parameter priority: the request's live priority; `nil` for its fixed one, created only
+    ///   on a miss (a memory hit allocates nothing for it).
+    nonisolated(nonsending)
     func response(
-        for request: ImageRequest, priority: LoadPriority, progress: DataLoadingProgress?
+        for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?
     ) async throws -> ImageResponse {
         let start = ContinuousClock.now
         recorder.record(.requests)
-        let key = StageKey(request)
-        if request.cachePolicy.readsMemory, let hit = memoryCache?.value(forKey: key.image) {
+        if request.cachePolicy.readsMemory, let memoryCache,
+           let hit = memoryCache.value(forKey: ImageKey(request)) {
             recorder.record(.memoryHits)
-            logger.debug("memory hit", metadata: ["key": "\(key)"])
+            if logsDebug { logger.debug("memory hit", metadata: ["key": "\(request.dataKey)"]) }
             return ImageResponse(
                 container: hit.container, request: request, origin: .memory, isRevalidated: false,
                 timings: ImageTimings(total: start.duration(to: .now)))
         }
+        let key = StageKey(request)
         let observation = progress.map { progressObservers.add($0, for: key.data) }
         defer { observation.map(progressObservers.remove) }
         do {
-            let staged = try await value(from: imageStage, for: key, priority: priority)
+            let staged = try await value(
+                from: imageStage, for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
             var timings = staged.timings
             timings.total = start.duration(to: .now)
             logger.debug("loaded", metadata: ["key": "\(key)", "origin": "\(staged.origin)"])
@@ -175,6 +209,7 @@ public final class ImagePipeline: Sendable {
 
     /// A stage's value, with the stage loader's `LoadError` wrapper removed: the stages throw
     /// ``ImagePipelineError`` (or `CancellationError`) and pass them up unchanged.
+    nonisolated(nonsending)
     func value<Value>(
         from stage: SingleFlightLoader<StageKey, Value>, for key: StageKey, priority: LoadPriority
     ) async throws -> Value {

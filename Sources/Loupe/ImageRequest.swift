@@ -9,12 +9,16 @@ import LoupeProcessing
 /// that prefix's result.
 public struct ImageRequest: Sendable {
     /// An `http`, `https`, `file` or `data` URL.
-    public var url: URL
+    public var url: URL {
+        didSet { dataKey = cacheKey ?? url.absoluteString }
+    }
     /// The longest side the caller needs, in pixels: the image is decoded downscaled to at most
     /// this (JPEG straight from the DCT), never upscaled. `nil` decodes at full size.
     public var thumbnail: Int?
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
-    public var processors: [any ImageProcessing]
+    public var processors: [any ImageProcessing] {
+        didSet { processorIdentifiers = processors.map(\.identifier) }
+    }
     /// How urgently this request wants its image; can be changed while it runs through
     /// ``ImageTask/priority``.
     public var priority: Priority
@@ -22,7 +26,16 @@ public struct ImageRequest: Sendable {
     public var cachePolicy: CachePolicy
     /// Replaces the URL as the identity of the data in caches and coalescing, e.g. a URL without
     /// its expiring signature, so that two signed URLs of one image are one entry.
-    public var cacheKey: String?
+    public var cacheKey: String? {
+        didSet { dataKey = cacheKey ?? url.absoluteString }
+    }
+
+    // Kept up to date by the properties above, so that a memory hit does not rebuild them:
+    // a URL's string and the processors' identifiers are the costliest parts of a hit.
+    /// The identity of the data: ``cacheKey``, else the URL's string.
+    private(set) var dataKey: String
+    /// The processors' identifiers, in order.
+    private(set) var processorIdentifiers: [String]
 
     /// A request for `url`.
     public init(
@@ -39,6 +52,8 @@ public struct ImageRequest: Sendable {
         self.priority = priority
         self.cachePolicy = cachePolicy
         self.cacheKey = cacheKey
+        self.dataKey = cacheKey ?? url.absoluteString
+        self.processorIdentifiers = processors.map(\.identifier)
     }
 
     /// A request's urgency; the network and decoding queues serve higher priorities first.

@@ -1,5 +1,6 @@
 import LoupeCaching
 import LoupeLoading
+import Synchronization
 
 /// Who wants the byte progress of each data load: every request waiting for that data, however
 /// many share the load, so a request that joins a running download also sees its progress.
@@ -15,9 +16,13 @@ final class ProgressObservers: Sendable {
     }
 
     private let state = Locked(State())
+    /// How many observers exist, any key: a load reports each chunk of its body, and most
+    /// loads have no observer at all, so they skip the lock and the key's hashing.
+    private let observerCount = Atomic<Int>(0)
 
     func add(_ observer: @escaping DataLoadingProgress, for key: ImagePipeline.StageKey) -> Observation {
-        state.withLock { state in
+        observerCount.add(1, ordering: .relaxed)
+        return state.withLock { state in
             defer { state.nextID += 1 }
             state.observers[key, default: [:]][state.nextID] = observer
             return Observation(key: key, id: state.nextID)
@@ -25,6 +30,7 @@ final class ProgressObservers: Sendable {
     }
 
     func remove(_ observation: Observation) {
+        observerCount.subtract(1, ordering: .relaxed)
         state.withLock { state in
             state.observers[observation.key]?[observation.id] = nil
             if state.observers[observation.key]?.isEmpty == true { state.observers[observation.key] = nil }
@@ -33,6 +39,7 @@ final class ProgressObservers: Sendable {
 
     /// Tells everyone observing `key`; the observers run outside the lock.
     func notify(_ key: ImagePipeline.StageKey, received: Int, expected: Int?) {
+        guard observerCount.load(ordering: .relaxed) > 0 else { return }
         let observers = state.withLock { $0.observers[key].map { Array($0.values) } ?? [] }
         for observer in observers { observer(received, expected) }
     }

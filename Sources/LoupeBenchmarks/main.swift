@@ -9,6 +9,8 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("codecs", CodecBenchmark.run),
     ("processing", ProcessingBenchmark.run),
     ("disk", DiskCacheBenchmark.run),
+    ("pipeline", PipelineBenchmark.run),
+    ("pipeline-hit", PipelineBenchmark.memoryHit), // the first half of "pipeline" alone, for profiling
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())
