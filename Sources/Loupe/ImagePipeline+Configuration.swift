@@ -22,6 +22,9 @@ extension ImagePipeline {
         public var dataCache: DiskCache?
         /// What goes into ``dataCache``.
         public var dataCachePolicy: DataCachePolicy = .storeOriginalData
+        /// At most this many bytes wait in memory to be written to ``dataCache`` (writes happen
+        /// in the background); data arriving beyond that is not cached.
+        public var dataCacheStagingLimit = 64 << 20
         /// How long a response without `Cache-Control` or `Expires` stays fresh on disk.
         public var defaultTimeToLive: TimeInterval? = 7 * 24 * 60 * 60
 

@@ -94,54 +94,30 @@ extension ImagePipeline {
 
     // MARK: Disk cache
 
-    /// The disk entry for `key`, stale or not. A disk cache that fails to read is logged and
-    /// treated as a miss: the network can still answer.
-    private func cachedEntry(forKey key: String) -> DiskCacheEntry? {
-        guard let dataCache = configuration.dataCache else { return nil }
-        do {
-            return try dataCache.entry(forKey: key)
-        } catch {
-            logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
-            return nil
-        }
+    /// The disk entry for `key`, stale or not (written or still staged).
+    private func cachedEntry(forKey key: String) -> DataCacheWriter.Entry? {
+        dataCacheWriter?.entry(forKey: key)
     }
 
     private func storeData(_ response: DataResponse, forKey key: String, freshness: HTTPFreshness) {
-        guard let dataCache = configuration.dataCache else { return }
-        do {
-            guard freshness.isStorable else {
-                // The server forbids keeping this response: drop any older copy too.
-                _ = try dataCache.removeValue(forKey: key)
-                return
-            }
-            try dataCache.store(
-                response.data, forKey: key, expiry: freshness.diskExpiry, validators: Self.validators(of: response))
-        } catch {
-            logger.warning("disk cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        guard let dataCacheWriter else { return }
+        guard freshness.isStorable else {
+            // The server forbids keeping this response: drop any older copy too.
+            dataCacheWriter.remove(forKey: key)
+            return
         }
+        dataCacheWriter.store(response.data, forKey: key, expiresAt: freshness.expiresAt, validators: Self.validators(of: response))
     }
 
     private func refreshCachedEntry(forKey key: String, freshness: HTTPFreshness, response: DataResponse, previous: DiskCacheValidators) {
-        guard let dataCache = configuration.dataCache else { return }
         // A 304 may carry new validators; where it does not, the stored ones stay valid.
         var validators = Self.validators(of: response)
         validators.etag = validators.etag ?? previous.etag
         validators.lastModified = validators.lastModified ?? previous.lastModified
-        do {
-            _ = try dataCache.markRevalidated(forKey: key, expiry: freshness.diskExpiry, validators: validators)
-        } catch {
-            logger.warning("disk cache revalidation failed", metadata: ["key": "\(key)", "error": "\(error)"])
-        }
+        dataCacheWriter?.markRevalidated(forKey: key, expiresAt: freshness.expiresAt, validators: validators)
     }
 
     private static func validators(of response: DataResponse) -> DiskCacheValidators {
         DiskCacheValidators(etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
-    }
-}
-
-extension HTTPFreshness {
-    /// The disk cache's expiry for this freshness.
-    var diskExpiry: DiskCacheExpiry {
-        expiresAt.map { .at($0) } ?? .never
     }
 }

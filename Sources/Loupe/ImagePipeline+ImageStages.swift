@@ -99,22 +99,15 @@ extension ImagePipeline {
 
     /// Whether `key`'s final image is one that ``DataCachePolicy/storeAll`` keeps on disk.
     private func storesProcessedImage(_ key: StageKey) -> Bool {
-        configuration.dataCachePolicy == .storeAll && configuration.dataCache != nil
+        configuration.dataCachePolicy == .storeAll && dataCacheWriter != nil
             && (key.image.thumbnail != nil || !key.processors.isEmpty)
     }
 
     private func storedProcessedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage? {
         guard storesProcessedImage(key), key.cachePolicy == .useCache || key.cachePolicy == .returnCacheDataDontLoad,
-              let dataCache = configuration.dataCache
+              let entry = dataCacheWriter?.entry(forKey: key.image.diskKey)
         else { return nil }
-        let entry: DiskCacheEntry?
-        do {
-            entry = try dataCache.entry(forKey: key.image.diskKey)
-        } catch {
-            logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
-            return nil
-        }
-        guard let entry, !entry.isExpired || key.cachePolicy == .returnCacheDataDontLoad else { return nil }
+        guard !entry.isExpired || key.cachePolicy == .returnCacheDataDontLoad else { return nil }
         // Stored already at its final size: decoded as is, never downscaled again.
         guard let decoded = try? await decode(entry.data, thumbnail: nil, priority: priority) else { return nil }
         recorder.record(.diskHits)
@@ -125,9 +118,10 @@ extension ImagePipeline {
 
     /// Encodes and stores a processed image in the background: the response does not wait.
     private func storeProcessedImage(_ staged: StagedImage, _ key: StageKey) {
-        guard let dataCache = configuration.dataCache else { return }
+        guard let dataCacheWriter else { return }
         let bitmap = staged.container.bitmap
         let diskKey = key.image.diskKey
+        let expiresAt = configuration.defaultTimeToLive.map { configuration.now().addingTimeInterval($0) }
         let logger = self.logger
         Task.detached(priority: .background) { [processingQueue] in
             do {
@@ -136,9 +130,9 @@ extension ImagePipeline {
                         try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
                     }
                 }
-                try dataCache.store(data, forKey: diskKey)
+                dataCacheWriter.store(data, forKey: diskKey, expiresAt: expiresAt, validators: DiskCacheValidators())
             } catch {
-                logger.warning("storing a processed image failed", metadata: ["key": "\(diskKey)", "error": "\(error)"])
+                logger.warning("encoding a processed image failed", metadata: ["key": "\(diskKey)", "error": "\(error)"])
             }
         }
     }

@@ -38,6 +38,8 @@ public final class ImagePipeline: Sendable {
     let processingQueue: WorkQueue
     let recorder = Recorder()
     let progressObservers = ProgressObservers()
+    /// Writes to `configuration.dataCache` in the background; `nil` without a disk cache.
+    let dataCacheWriter: DataCacheWriter?
     let logger: Logger
     /// Whether debug messages are logged: checked once, because our copy of the logger never
     /// changes and the check is on the memory hit path.
@@ -48,6 +50,9 @@ public final class ImagePipeline: Sendable {
         self.configuration = configuration
         logger = configuration.logger
         logsDebug = configuration.logger.logLevel <= .debug
+        dataCacheWriter = configuration.dataCache.map {
+            DataCacheWriter(cache: $0, stagingLimit: configuration.dataCacheStagingLimit, now: configuration.now, logger: configuration.logger)
+        }
         memoryCache = configuration.isMemoryCacheEnabled
             ? MemoryCache(configuration: .init(
                 costLimit: configuration.memoryCacheCostLimit,
@@ -145,13 +150,16 @@ public final class ImagePipeline: Sendable {
     public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {
         let key = ImageKey(request)
         _ = memoryCache?.removeValue(forKey: key)
-        guard includingDisk, let dataCache = configuration.dataCache else { return }
-        do {
-            _ = try dataCache.removeValue(forKey: key.dataKey)
-            _ = try dataCache.removeValue(forKey: key.diskKey)
-        } catch {
-            logger.warning("removing \(key.dataKey) from the disk cache failed: \(error)")
-        }
+        guard includingDisk, let dataCacheWriter else { return }
+        dataCacheWriter.remove(forKey: key.dataKey)
+        dataCacheWriter.remove(forKey: key.diskKey)
+    }
+
+    /// Returns once everything handed to the disk cache so far is written. Writes happen in the
+    /// background so loads never wait for them; call this before closing the disk cache or
+    /// exiting the process to keep what was loaded.
+    public func flushDataCache() async {
+        await dataCacheWriter?.flush()
     }
 
     /// Empties the memory cache.

@@ -53,6 +53,7 @@ import Testing
         do {
             let (pipeline, disk) = try makePipeline(folder: folder, date: date)
             #expect(try await pipeline.image(for: url).origin == .network)
+            await pipeline.flushDataCache()
             disk.close()
         }
         let (pipeline, _) = try makePipeline(folder: folder, date: date)
@@ -274,7 +275,9 @@ import Testing
             let first = try await pipeline.image(for: request)
             #expect(first.origin == .network && first.bitmap.width == 32)
             let diskKey = ImagePipeline.StageKey(request).image.diskKey
-            #expect(await eventually { (try? disk.entry(forKey: diskKey)) != nil }, "stored in the background")
+            #expect(await eventually { pipeline.dataCacheWriter?.entry(forKey: diskKey) != nil }, "encoded in the background")
+            await pipeline.flushDataCache()
+            #expect(try disk.entry(forKey: diskKey) != nil)
             disk.close()
         }
         let (pipeline, _) = try makePipeline(folder: folder, date: date) { $0.dataCachePolicy = .storeAll }

@@ -1,0 +1,62 @@
+import Foundation
+import LoupeCaching
+import Logging
+import Testing
+@testable import Loupe
+
+@Suite final class DataCacheWriterTests: Sendable {
+    let folder = TemporaryFolder()
+    let date = TestDate()
+
+    deinit { folder.remove() }
+
+    func makeWriter(stagingLimit: Int = 1 << 20) throws -> DataCacheWriter {
+        DataCacheWriter(cache: try DiskCache(directory: folder.url, now: date.now), stagingLimit: stagingLimit,
+                        now: date.now, logger: Logger(label: "test"))
+    }
+
+    @Test func aStagedEntryIsServedBeforeItIsWrittenAndWrittenByFlush() async throws {
+        let writer = try makeWriter()
+        let data = Data(repeating: 7, count: 1_000)
+        let validators = DiskCacheValidators(etag: "\"a\"")
+        #expect(writer.store(data, forKey: "k", expiresAt: date.now().addingTimeInterval(10), validators: validators))
+        let staged = try #require(writer.entry(forKey: "k"))
+        #expect(staged.data == data && staged.validators == validators && !staged.isExpired)
+        await writer.flush()
+        #expect(writer.stagedBytes == 0)
+        let written = try #require(try writer.cache.entry(forKey: "k"))
+        #expect(written.data == data && written.validators == validators)
+        date.advance(by: 11)
+        #expect(writer.entry(forKey: "k")?.isExpired == true)
+    }
+
+    @Test func operationsOnAKeyHappenInOrder() async throws {
+        let writer = try makeWriter()
+        writer.store(Data([1]), forKey: "k", expiresAt: date.now(), validators: DiskCacheValidators(etag: "\"1\""))
+        writer.markRevalidated(forKey: "k", expiresAt: date.now().addingTimeInterval(60), validators: DiskCacheValidators(etag: "\"2\""))
+        #expect(writer.entry(forKey: "k")?.isExpired == false, "the staged copy was refreshed too")
+        writer.store(Data([2]), forKey: "gone", expiresAt: nil, validators: DiskCacheValidators())
+        writer.remove(forKey: "gone")
+        #expect(writer.entry(forKey: "gone") == nil)
+        await writer.flush()
+        let entry = try #require(try writer.cache.entry(forKey: "k"))
+        #expect(entry.validators.etag == "\"2\"" && !entry.isExpired)
+        #expect(try writer.cache.entry(forKey: "gone") == nil)
+    }
+
+    @Test func dataBeyondTheStagingLimitIsNotCached() async throws {
+        let writer = try makeWriter(stagingLimit: 2_500)
+        writer.queue.suspend() // holds every write back, as a slow disk would
+        let results = (0..<4).map {
+            writer.store(Data(repeating: UInt8($0), count: 1_000), forKey: "k\($0)", expiresAt: nil, validators: DiskCacheValidators())
+        }
+        #expect(results == [true, true, false, false])
+        #expect(writer.stagedBytes == 2_000)
+        #expect(writer.entry(forKey: "k2") == nil)
+        writer.queue.resume()
+        await writer.flush()
+        #expect(try writer.cache.entry(forKey: "k1")?.data == Data(repeating: 1, count: 1_000))
+        #expect(try writer.cache.entry(forKey: "k2") == nil)
+        #expect(writer.stagedBytes == 0)
+    }
+}
