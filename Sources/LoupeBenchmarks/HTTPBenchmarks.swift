@@ -65,7 +65,7 @@ private func load(_ request: DataRequest, with loader: any DataLoading, count: I
 }
 
 /// User + system CPU time of this process so far.
-private func processCPUSeconds() -> Double {
+func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
     let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6

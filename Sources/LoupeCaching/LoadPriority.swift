@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A priority that may change while the work it describes waits or runs: a caller's own, which
 /// it can raise or lower (a list cell scrolling into or out of view), or a shared load's, which
 /// is always the highest of its waiters' priorities at the moment it is read.
@@ -12,6 +14,17 @@ public final class LoadPriority: Sendable {
     }
 
     private let source: Source
+
+    /// Advances whenever some priority may have changed: an ``update(to:)``, or a waiter joining
+    /// or leaving a shared load. A queue that sorted its work by priorities it read at an
+    /// earlier value must read them again; at the same value its order still holds, so it need
+    /// not read them at all (reading a shared load's priority takes locks).
+    package static let changes = Atomic<UInt64>(0)
+
+    /// Records that priorities may have changed (see ``changes``).
+    package static func noteChange() {
+        changes.add(1, ordering: .releasing)
+    }
 
     /// A priority owned by its creator, starting at `initial`.
     public init(_ initial: TaskPriority) {
@@ -35,6 +48,9 @@ public final class LoadPriority: Sendable {
     /// it waits for, see the new value the next time they choose. A load's own priority (the
     /// one ``SingleFlightLoader`` hands to a load) follows its waiters and cannot be set.
     public func update(to priority: TaskPriority) {
-        if case .own(let value) = source { value.withLock { $0 = priority } }
+        if case .own(let value) = source {
+            value.withLock { $0 = priority }
+            Self.noteChange()
+        }
     }
 }

@@ -104,6 +104,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         flights.withLock { flights in
             if case .flight(let flight) = flightLocked(for: key, priority: priority, in: &flights) {
                 flight.prefetchPriority = max(flight.prefetchPriority ?? priority, priority)
+                LoadPriority.noteChange()
             }
         }
     }
@@ -114,7 +115,10 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         let abandoned: Task<Void, Never>? = flights.withLock { flights in
             guard let flight = flights[key], flight.prefetchPriority != nil else { return nil }
             flight.prefetchPriority = nil
-            guard flight.waiters.isEmpty else { return nil }
+            guard flight.waiters.isEmpty else {
+                LoadPriority.noteChange()
+                return nil
+            }
             flights[key] = nil
             return flight.task
         }
@@ -211,6 +215,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// and this lock, so that no second load starts for it.
     private func flightLocked(for key: Key, priority: TaskPriority, in flights: inout [Key: Flight]) -> Lookup {
         if let flight = flights[key] {
+            // The flight's priority (the highest of its waiters') may rise with this one.
+            LoadPriority.noteChange()
             if priority > flight.escalatedPriority {
                 flight.escalatedPriority = priority
                 flight.task?.escalatePriority(to: priority)
@@ -278,6 +284,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
                       let removed = flight.waiters.removeValue(forKey: waiter)
                 else { return (nil, nil) }
                 guard flight.waiters.isEmpty, flight.prefetchPriority == nil else {
+                    // The flight's priority may fall with this waiter gone.
+                    LoadPriority.noteChange()
                     return (removed.continuation, nil)
                 }
                 flights[key] = nil

@@ -23,13 +23,23 @@ package final class WorkQueue: Sendable {
     private struct Waiter {
         let sequence: UInt64
         let priority: LoadPriority
+        /// `priority.value` when last read; valid while `LoadPriority.changes` has not moved.
+        var snapshot: TaskPriority
         let continuation: CheckedContinuation<Void, any Error>
+
+        /// Whether `self` starts after `other`: lower priority, or older among equals.
+        func startsAfter(_ other: Waiter) -> Bool {
+            snapshot != other.snapshot ? snapshot < other.snapshot : sequence < other.sequence
+        }
     }
 
     private struct State {
         var running = 0
         var nextSequence: UInt64 = 0
-        var waiters: [UInt64: Waiter] = [:]
+        /// Sorted so that the next to start is last.
+        var waiters: [Waiter] = []
+        /// The `LoadPriority.changes` value the snapshots were read at.
+        var snapshotsChange: UInt64 = 0
         /// Rate-limit tokens; refilled from `refilledAt` on every decision.
         var tokens: Double
         var refilledAt: ContinuousClock.Instant
@@ -65,23 +75,38 @@ package final class WorkQueue: Sendable {
     }
 
     private func acquire(priority: LoadPriority) async throws {
-        let sequence = state.withLock { state in
+        // A free slot and nobody ahead: start without suspending.
+        let (started, sequence) = state.withLock { state -> (Bool, UInt64) in
+            if state.waiters.isEmpty, state.running < maximumConcurrency, takeToken(&state) {
+                state.running += 1
+                return (true, 0)
+            }
             defer { state.nextSequence += 1 }
-            return state.nextSequence
+            return (false, state.nextSequence)
         }
+        if started { return }
+        // Read outside the lock: it may be a shared load's priority, behind other locks.
+        let readAt = LoadPriority.changes.load(ordering: .acquiring)
+        let snapshot = priority.value
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let cancelled = state.withLock { state -> Bool in
                     // Checked under the lock: the cancellation handler may already have run and
                     // found nothing to remove.
                     if Task.isCancelled { return true }
-                    state.waiters[sequence] = Waiter(sequence: sequence, priority: priority, continuation: continuation)
+                    let waiter = Waiter(sequence: sequence, priority: priority, snapshot: snapshot, continuation: continuation)
+                    state.waiters.insert(waiter, at: insertionIndex(of: waiter, in: state.waiters))
+                    // Read at another moment than the others' snapshots: the order may not hold.
+                    if readAt != state.snapshotsChange { state.snapshotsChange = .max }
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) } else { dispatch() }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: sequence) }
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.sequence == sequence }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -95,29 +120,16 @@ package final class WorkQueue: Sendable {
     private func dispatch() {
         let (started, wakeAfter) = state.withLock { state -> ([Waiter], Duration?) in
             var started: [Waiter] = []
-            var wakeAfter: Duration?
             while state.running < maximumConcurrency, !state.waiters.isEmpty {
-                if let rateLimit {
-                    refill(&state, rateLimit)
-                    guard state.tokens >= 1 else {
-                        if !state.wakeScheduled {
-                            state.wakeScheduled = true
-                            wakeAfter = .seconds((1 - state.tokens) / rateLimit.requestsPerSecond)
-                        }
-                        break
-                    }
-                    state.tokens -= 1
-                }
-                // Linear in the waiters: priorities are read live, so no order can be kept
-                // between decisions. Lock order: this lock, then the priorities' (loaders'),
-                // never the reverse.
-                guard let best = state.waiters.values.max(by: { a, b in
-                    let (pa, pb) = (a.priority.value, b.priority.value)
-                    return pa != pb ? pa < pb : a.sequence < b.sequence
-                }) else { break }
-                state.waiters[best.sequence] = nil
+                guard takeToken(&state) else { break }
+                resortIfPrioritiesChanged(&state)
                 state.running += 1
-                started.append(best)
+                started.append(state.waiters.removeLast())
+            }
+            var wakeAfter: Duration?
+            if let rateLimit, !state.waiters.isEmpty, state.running < maximumConcurrency, !state.wakeScheduled {
+                state.wakeScheduled = true
+                wakeAfter = .seconds((1 - state.tokens) / rateLimit.requestsPerSecond)
             }
             return (started, wakeAfter)
         }
@@ -129,6 +141,37 @@ package final class WorkQueue: Sendable {
                 self?.dispatch()
             }
         }
+    }
+
+    /// Reads every waiter's priority again and re-sorts, if any priority may have changed since
+    /// the last read. Lock order: this queue's lock, then the priorities' (loaders'), never the
+    /// reverse.
+    private func resortIfPrioritiesChanged(_ state: inout State) {
+        let changes = LoadPriority.changes.load(ordering: .acquiring)
+        guard changes != state.snapshotsChange else { return }
+        state.snapshotsChange = changes
+        for index in state.waiters.indices { state.waiters[index].snapshot = state.waiters[index].priority.value }
+        state.waiters.sort { $0.startsAfter($1) }
+    }
+
+    /// Where `waiter` goes in `waiters` (sorted so that the next to start is last): after every
+    /// waiter that starts after it. Binary search.
+    private func insertionIndex(of waiter: Waiter, in waiters: [Waiter]) -> Int {
+        var (low, high) = (0, waiters.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if waiters[middle].startsAfter(waiter) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Takes a rate-limit token, if the limit allows one now (always without a limit).
+    private func takeToken(_ state: inout State) -> Bool {
+        guard let rateLimit else { return true }
+        refill(&state, rateLimit)
+        guard state.tokens >= 1 else { return false }
+        state.tokens -= 1
+        return true
     }
 
     private func refill(_ state: inout State, _ rateLimit: RateLimit) {
