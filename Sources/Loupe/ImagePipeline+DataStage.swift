@@ -50,7 +50,12 @@ extension ImagePipeline {
             try Task.checkCancellation()
             recorder.record(.networkRequests)
             if isConditional { recorder.record(.revalidations) }
-            return try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
+            return try await RetryObserver.$current.withValue({ [recorder, logger] error, attempt, delay in
+                recorder.record(.retries)
+                logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
+            }) {
+                try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
+            }
         }
         let receivedAt = configuration.now()
         let freshness = HTTPFreshness.of(response, receivedAt: receivedAt, defaultTimeToLive: configuration.defaultTimeToLive)

@@ -28,6 +28,8 @@ extension ImagePipeline {
         public var revalidations = 0
         /// Revalidations the server answered with `304 Not Modified`.
         public var notModified = 0
+        /// HTTP loads tried again after a transient failure (by a ``RetryingDataLoader``).
+        public var retries = 0
         /// Data read from `file` and `data` URLs.
         public var localLoads = 0
         /// Images decoded.
@@ -47,7 +49,7 @@ extension ImagePipeline {
     /// What the pipeline counts; each is a field of ``Statistics`` and a swift-metrics counter.
     enum Event: Int, CaseIterable {
         case requests, memoryHits, loadsStarted, dataLoads, diskHits, networkRequests, downloads
-        case bytesDownloaded, revalidations, notModified, localLoads, decodes, processorRuns, cancellations
+        case bytesDownloaded, revalidations, notModified, retries, localLoads, decodes, processorRuns, cancellations
     }
 
     /// Keeps ``Statistics`` and forwards every count to swift-metrics. Counting is on the memory
@@ -86,6 +88,7 @@ extension ImagePipeline {
             statistics.bytesDownloaded = count(.bytesDownloaded)
             statistics.revalidations = count(.revalidations)
             statistics.notModified = count(.notModified)
+            statistics.retries = count(.retries)
             statistics.localLoads = count(.localLoads)
             statistics.decodes = count(.decodes)
             statistics.processorRuns = count(.processorRuns)

@@ -199,6 +199,22 @@ import Testing
         #expect(pipeline.statistics.failures["httpStatus"] == 1)
     }
 
+    @Test func transientFailuresAreRetriedAndCounted() async throws {
+        let (pipeline, _) = try makePipeline(folder: folder, date: date, retries: true)
+        await #expect {
+            try await pipeline.image(for: server.url("status/503"))
+        } throws: { error in
+            guard case ImagePipelineError.dataLoadingFailed(let underlying) = error,
+                  case DataLoadingError.httpStatus(503, _, _) = underlying
+            else { return false }
+            return true
+        }
+        let attempts = RetryPolicy().maximumAttempts
+        #expect(server.requestCount(for: "/status/503") == attempts)
+        #expect(pipeline.statistics.retries == attempts - 1)
+        #expect(pipeline.statistics.networkRequests == 1, "one load, retried inside the loader")
+    }
+
     @Test func thumbnailsAreDecodedToFitAndShareTheDownload() async throws {
         let (pipeline, _) = try makePipeline(folder: folder, date: date)
         let url = server.url("photo.jpg")
