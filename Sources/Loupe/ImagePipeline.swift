@@ -145,6 +145,14 @@ public final class ImagePipeline: Sendable {
         memoryCache?.value(forKey: ImageKey(request))?.container
     }
 
+    /// Whether the disk cache holds fresh data for `request` (local files count as held).
+    func hasFreshData(for request: ImageRequest) -> Bool {
+        switch request.url.scheme?.lowercased() {
+        case "file", "data": return true
+        default: return dataCacheWriter?.entry(forKey: request.dataKey).map { !$0.isExpired } ?? false
+        }
+    }
+
     /// Removes the image for `request` from the memory cache (and, with `includingDisk`, its
     /// data from the disk cache).
     public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {

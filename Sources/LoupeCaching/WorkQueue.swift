@@ -45,6 +45,8 @@ package final class WorkQueue: Sendable {
         var refilledAt: ContinuousClock.Instant
         /// Whether a task is already sleeping until the next token.
         var wakeScheduled = false
+        /// While set, nothing new starts.
+        var isPaused = false
     }
 
     /// How many operations may run at once.
@@ -64,6 +66,16 @@ package final class WorkQueue: Sendable {
     /// The number of operations waiting for a slot now.
     package var waitingCount: Int { state.withLock { $0.waiters.count } }
 
+    /// While `true`, waiting operations do not start (running ones go on); they start, in
+    /// order, once it is `false` again.
+    package var isPaused: Bool {
+        get { state.withLock { $0.isPaused } }
+        set {
+            state.withLock { $0.isPaused = newValue }
+            if !newValue { dispatch() }
+        }
+    }
+
     /// Waits for a slot (in priority order), runs `operation`, and frees the slot.
     ///
     /// - Throws: `CancellationError` if the task is cancelled while waiting (the operation then
@@ -77,7 +89,7 @@ package final class WorkQueue: Sendable {
     private func acquire(priority: LoadPriority) async throws {
         // A free slot and nobody ahead: start without suspending.
         let (started, sequence) = state.withLock { state -> (Bool, UInt64) in
-            if state.waiters.isEmpty, state.running < maximumConcurrency, takeToken(&state) {
+            if state.waiters.isEmpty, !state.isPaused, state.running < maximumConcurrency, takeToken(&state) {
                 state.running += 1
                 return (true, 0)
             }
@@ -120,14 +132,14 @@ package final class WorkQueue: Sendable {
     private func dispatch() {
         let (started, wakeAfter) = state.withLock { state -> ([Waiter], Duration?) in
             var started: [Waiter] = []
-            while state.running < maximumConcurrency, !state.waiters.isEmpty {
+            while !state.isPaused, state.running < maximumConcurrency, !state.waiters.isEmpty {
                 guard takeToken(&state) else { break }
                 resortIfPrioritiesChanged(&state)
                 state.running += 1
                 started.append(state.waiters.removeLast())
             }
             var wakeAfter: Duration?
-            if let rateLimit, !state.waiters.isEmpty, state.running < maximumConcurrency, !state.wakeScheduled {
+            if let rateLimit, !state.isPaused, !state.waiters.isEmpty, state.running < maximumConcurrency, !state.wakeScheduled {
                 state.wakeScheduled = true
                 wakeAfter = .seconds((1 - state.tokens) / rateLimit.requestsPerSecond)
             }

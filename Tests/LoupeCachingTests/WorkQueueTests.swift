@@ -66,6 +66,18 @@ import Testing
         #expect(queue.runningCount == 0)
     }
 
+    @Test func aPausedQueueStartsNothingUntilResumed() async throws {
+        let queue = WorkQueue(maximumConcurrency: 2)
+        queue.isPaused = true
+        let ran = Counter()
+        let tasks = (0..<3).map { _ in Task { try await queue.run(priority: LoadPriority(.medium)) { _ = ran.increment() } } }
+        #expect(await eventually { queue.waitingCount == 3 })
+        #expect(ran.count == 0 && queue.runningCount == 0)
+        queue.isPaused = false
+        for task in tasks { try await task.value }
+        #expect(ran.count == 3)
+    }
+
     @Test func aRateLimitSpacesStarts() async throws {
         let queue = WorkQueue(maximumConcurrency: 8, rateLimit: .init(requestsPerSecond: 50, burst: 1))
         let starts = Recorder<ContinuousClock.Instant>()

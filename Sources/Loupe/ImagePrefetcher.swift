@@ -1,0 +1,186 @@
+import Foundation
+import LoupeCaching
+
+/// Loads images a list will show soon — the rows just below the screen — at low priority and a
+/// few at a time, so they are ready when they scroll into view (seed 000's prefetcher).
+///
+/// A prefetch is an ordinary pipeline request at ``priority``: when a cell asks for the same
+/// image while its prefetch runs, the cell joins that load and raises its priority to the
+/// cell's; stopping the prefetch then leaves the load to the cell, which gets its image. Images
+/// already in the destination cache are skipped. Prefetches run at most
+/// `maximumConcurrentRequests` at a time, newest first, in their own queue beside the
+/// pipeline's, so they never take more of the network than that.
+public final class ImagePrefetcher: Sendable {
+    /// Where prefetched images should end up.
+    public enum Destination: Sendable, Hashable {
+        /// Decoded and processed, in the memory cache: ready to display.
+        case memoryCache
+        /// Data only, in the disk cache: no decoding now, none of the memory cache used.
+        case diskCache
+    }
+
+    /// What the prefetcher has done since it was created.
+    public struct Statistics: Sendable, Equatable {
+        /// Prefetches started (requests not skipped).
+        public var started = 0
+        /// Prefetches that loaded their image.
+        public var completed = 0
+        /// Requests skipped because the destination already held their image.
+        public var skipped = 0
+        /// Prefetches stopped before they finished.
+        public var cancelled = 0
+        /// Prefetches that failed (the failure is the pipeline's to report; nobody waits here).
+        public var failed = 0
+    }
+
+    /// The pipeline that loads.
+    public let pipeline: ImagePipeline
+    /// Where images go.
+    public let destination: Destination
+    /// The priority prefetches load at.
+    public let priority: ImageRequest.Priority
+    private let queue: WorkQueue
+    private let state = Locked(State())
+
+    private struct Prefetch {
+        let id: UInt64
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var running: [ImagePipeline.ImageKey: Prefetch] = [:]
+        var statistics = Statistics()
+    }
+
+    /// A prefetcher loading into `destination` through `pipeline`.
+    ///
+    /// - Parameter maximumConcurrentRequests: how many prefetches load at once.
+    public init(
+        pipeline: ImagePipeline, destination: Destination = .memoryCache,
+        maximumConcurrentRequests: Int = 2, priority: ImageRequest.Priority = .low
+    ) {
+        self.pipeline = pipeline
+        self.destination = destination
+        self.priority = priority
+        queue = WorkQueue(maximumConcurrency: maximumConcurrentRequests)
+    }
+
+    deinit {
+        stopPrefetching()
+    }
+
+    /// Starts prefetching `requests` (each at ``priority``), skipping those already cached or
+    /// already prefetching.
+    public func startPrefetching(with requests: [ImageRequest]) {
+        for var request in requests {
+            request.priority = priority
+            let key = self.key(for: request)
+            if isCached(request) {
+                state.withLock { $0.statistics.skipped += 1 }
+                continue
+            }
+            // Registered before its task exists (so no second prefetch of the key starts), the
+            // task created outside the lock, then attached — unless it was stopped, or already
+            // finished, meanwhile: then the entry is gone and the task is cancelled (harmless
+            // if it finished).
+            let id: UInt64? = state.withLock { state in
+                guard state.running[key] == nil else { return nil }
+                defer { state.nextID += 1 }
+                state.statistics.started += 1
+                state.running[key] = Prefetch(id: state.nextID)
+                return state.nextID
+            }
+            guard let id else { continue }
+            let prefetchRequest = request
+            let task = Task.detached(priority: priority.taskPriority) { [self] in
+                await prefetch(prefetchRequest, key: key, id: id)
+            }
+            let attached = state.withLock { state -> Bool in
+                guard state.running[key]?.id == id else { return false }
+                state.running[key]?.task = task
+                return true
+            }
+            if !attached { task.cancel() }
+        }
+    }
+
+    /// Starts prefetching the images at `urls` at full size.
+    public func startPrefetching(with urls: [URL]) {
+        startPrefetching(with: urls.map { ImageRequest(url: $0) })
+    }
+
+    /// Stops prefetching `requests`. A cell that joined one of them keeps loading it.
+    public func stopPrefetching(with requests: [ImageRequest]) {
+        let tasks = state.withLock { state in
+            requests.compactMap { state.running.removeValue(forKey: key(for: $0))?.task }
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Stops prefetching the images at `urls`.
+    public func stopPrefetching(with urls: [URL]) {
+        stopPrefetching(with: urls.map { ImageRequest(url: $0) })
+    }
+
+    /// Stops every prefetch.
+    public func stopPrefetching() {
+        let tasks = state.withLock { state in
+            defer { state.running.removeAll() }
+            return state.running.values.compactMap(\.task)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// While `true`, no new prefetch starts loading (those loading go on); set it while the
+    /// user scrolls fast or the app needs the network, and back to resume.
+    public var isPaused: Bool {
+        get { queue.isPaused }
+        set { queue.isPaused = newValue }
+    }
+
+    /// How many prefetches are waiting or loading now.
+    public var pendingCount: Int { state.withLock { $0.running.count } }
+
+    /// What the prefetcher has done so far.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    // MARK: -
+
+    private func prefetch(_ request: ImageRequest, key: ImagePipeline.ImageKey, id: UInt64) async {
+        let outcome: WritableKeyPath<Statistics, Int>
+        do {
+            try await queue.run(priority: LoadPriority(priority.taskPriority)) {
+                // Another request may have loaded it while this one waited for a slot.
+                guard !isCached(request) else { return }
+                switch destination {
+                case .memoryCache: _ = try await pipeline.image(for: request)
+                case .diskCache: _ = try await pipeline.data(for: request)
+                }
+            }
+            outcome = \.completed
+        } catch is CancellationError {
+            outcome = \.cancelled
+        } catch {
+            outcome = \.failed
+        }
+        state.withLock { state in
+            state.statistics[keyPath: outcome] += 1
+            if state.running[key]?.id == id { state.running[key] = nil }
+        }
+    }
+
+    private func key(for request: ImageRequest) -> ImagePipeline.ImageKey {
+        switch destination {
+        case .memoryCache: ImagePipeline.ImageKey(request)
+        case .diskCache: ImagePipeline.ImageKey(dataKey: request.dataKey, thumbnail: nil, processorIdentifiers: [])
+        }
+    }
+
+    private func isCached(_ request: ImageRequest) -> Bool {
+        switch destination {
+        case .memoryCache: pipeline.cachedImage(for: request) != nil
+        case .diskCache: pipeline.hasFreshData(for: request)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import LoupeCaching
+import LoupeLoading
+import LoupeTestSupport
+import Testing
+@testable import Loupe
+
+/// Prefetching (seed 000): low priority, its own limit, skipping what is cached, and a cell that
+/// joins a running prefetch keeps its image when the prefetch is stopped.
+@Suite final class ImagePrefetcherTests: Sendable {
+    let loader = GatedLocalLoader()
+    let urls: [URL]
+
+    init() throws {
+        urls = try (0..<5).map { try temporaryFile(TestImage.jpeg(width: 20 + $0, height: 10, seed: $0)) }
+    }
+
+    deinit { for url in urls { try? FileManager.default.removeItem(at: url) } }
+
+    func makePipeline() -> ImagePipeline {
+        var configuration = ImagePipeline.Configuration(dataLoader: loader)
+        configuration.localDataLoader = loader
+        return ImagePipeline(configuration: configuration)
+    }
+
+    @Test func prefetchesIntoMemoryAFewAtATimeAndSkipsWhatIsCached() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 2)
+        prefetcher.startPrefetching(with: urls)
+        prefetcher.startPrefetching(with: urls) // already prefetching: nothing more
+        #expect(await eventually { loader.loads.count == 2 })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(loader.loads.count == 2, "never more than two at once")
+        loader.gate.open()
+        #expect(await eventually { prefetcher.statistics.completed == 5 })
+        for (index, url) in urls.enumerated() {
+            #expect(pipeline.cachedImage(for: ImageRequest(url: url))?.bitmap.width == 20 + index)
+        }
+        prefetcher.startPrefetching(with: urls)
+        #expect(prefetcher.statistics == ImagePrefetcher.Statistics(started: 5, completed: 5, skipped: 5))
+        #expect(loader.loads.count == 5)
+    }
+
+    @Test func aCellJoiningARunningPrefetchKeepsItsImageWhenThePrefetchStops() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[0]])
+        #expect(await eventually { loader.loads.count == 1 })
+        let cell = pipeline.imageTask(with: ImageRequest(url: urls[0], priority: .high))
+        #expect(await eventually { pipeline.statistics.coalescedRequests == 1 })
+        prefetcher.stopPrefetching(with: [urls[0]])
+        #expect(await eventually { prefetcher.statistics.cancelled == 1 })
+        loader.gate.open()
+        let response = try await cell.response
+        #expect(response.bitmap.width == 20)
+        #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
+    }
+
+    @Test func stoppingEveryInterestCancelsTheLoad() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[1]])
+        #expect(await eventually { loader.loads.count == 1 })
+        prefetcher.stopPrefetching()
+        #expect(await eventually { loader.cancellations.count == 1 })
+        #expect(await eventually { prefetcher.statistics.cancelled == 1 && prefetcher.pendingCount == 0 })
+    }
+
+    @Test func aPausedPrefetcherStartsNothingUntilResumed() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 3)
+        prefetcher.isPaused = true
+        loader.gate.open()
+        prefetcher.startPrefetching(with: urls)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(loader.loads.count == 0 && prefetcher.pendingCount == 5)
+        prefetcher.isPaused = false
+        #expect(await eventually { prefetcher.statistics.completed == 5 })
+    }
+
+    @Test func theDiskDestinationStoresDataWithoutDecoding() async throws {
+        let folder = TemporaryFolder()
+        defer { folder.remove() }
+        let server = try NginxServer.start(files: ["a.jpg": TestImage.jpeg(width: 30, height: 20)])
+        defer { server.stop() }
+        var configuration = ImagePipeline.Configuration(dataCache: try DiskCache(directory: folder.url), dataLoader: AsyncHTTPClientDataLoader())
+        configuration.isMemoryCacheEnabled = true
+        let pipeline = ImagePipeline(configuration: configuration)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
+        let request = ImageRequest(url: server.url("a.jpg"))
+        prefetcher.startPrefetching(with: [request, ImageRequest(url: server.url("missing.jpg"))])
+        #expect(await eventually { prefetcher.statistics.completed == 1 && prefetcher.statistics.failed == 1 })
+        #expect(pipeline.statistics.decodes == 0)
+        #expect(pipeline.cachedImage(for: request) == nil)
+        prefetcher.startPrefetching(with: [request])
+        #expect(prefetcher.statistics.skipped == 1)
+        let response = try await pipeline.image(for: request)
+        #expect(response.origin == .disk)
+        #expect(server.requestCount(for: "/a.jpg") == 1)
+    }
+}
