@@ -5,7 +5,8 @@ import Synchronization
 extension ImagePipeline {
     /// Counts of what the pipeline did since it was created: a snapshot, read with
     /// ``ImagePipeline/statistics``. The same counts go to swift-metrics as counters named
-    /// `loupe_<name>_total` (errors as `loupe_errors_total` with a `kind` dimension), so a process
+    /// `loupe_<name>_total` (errors as `loupe_errors_total` with a `kind` dimension; requests as
+    /// `loupe_memory_hits_total` plus `loupe_memory_misses_total`), so a process
     /// that bootstraps a metrics backend exports them.
     public struct Statistics: Sendable, Equatable {
         /// Image requests made (``ImagePipeline/image(for:)`` calls and tasks).
@@ -48,7 +49,7 @@ extension ImagePipeline {
 
     /// What the pipeline counts; each is a field of ``Statistics`` and a swift-metrics counter.
     enum Event: Int, CaseIterable {
-        case requests, memoryHits, loadsStarted, dataLoads, diskHits, networkRequests, downloads
+        case memoryMisses, memoryHits, loadsStarted, dataLoads, diskHits, networkRequests, downloads
         case bytesDownloaded, revalidations, notModified, retries, localLoads, decodes, processorRuns, cancellations
     }
 
@@ -78,8 +79,9 @@ extension ImagePipeline {
         var snapshot: Statistics {
             func count(_ event: Event) -> Int { counts[event.rawValue].load(ordering: .relaxed) }
             var statistics = Statistics()
-            statistics.requests = count(.requests)
+            // Counted as hits and misses, so a hit makes one count, not two.
             statistics.memoryHits = count(.memoryHits)
+            statistics.requests = statistics.memoryHits + count(.memoryMisses)
             statistics.loadsStarted = count(.loadsStarted)
             statistics.dataLoads = count(.dataLoads)
             statistics.diskHits = count(.diskHits)

@@ -92,7 +92,9 @@ public final class ImagePipeline: Sendable {
     ///   calling task is cancelled (work shared with other requests goes on for them).
     nonisolated(nonsending)
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        try await response(for: request, priority: nil, progress: nil)
+        let start = ContinuousClock.now
+        if let hit = memoryHit(for: request, start: start) { return hit }
+        return try await load(request, priority: nil, progress: nil, start: start)
     }
 
     /// Loads the image at `url` at full size.
@@ -191,15 +193,31 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?
     ) async throws -> ImageResponse {
         let start = ContinuousClock.now
-        recorder.record(.requests)
-        if request.cachePolicy.readsMemory, let memoryCache,
-           let hit = memoryCache.value(forKey: ImageKey(request)) {
-            recorder.record(.memoryHits)
-            if logsDebug { logger.debug("memory hit", metadata: ["key": "\(request.dataKey)"]) }
-            return ImageResponse(
-                container: hit.container, request: request, origin: .memory, isRevalidated: false,
-                timings: ImageTimings(total: start.duration(to: .now)))
+        if let hit = memoryHit(for: request, start: start) { return hit }
+        return try await load(request, priority: priority, progress: progress, start: start)
+    }
+
+    /// The response from the memory cache, if the request allows it and the cache holds it;
+    /// synchronous, so a hit costs no asynchronous frame beyond the caller's.
+    func memoryHit(for request: ImageRequest, start: ContinuousClock.Instant) -> ImageResponse? {
+        guard request.cachePolicy.readsMemory, let memoryCache,
+              let hit = memoryCache.value(forKey: ImageKey(request))
+        else {
+            recorder.record(.memoryMisses)
+            return nil
         }
+        recorder.record(.memoryHits)
+        if logsDebug { logger.debug("memory hit", metadata: ["key": "\(request.dataKey)"]) }
+        return ImageResponse(
+            container: hit.container, request: request, origin: .memory, isRevalidated: false,
+            timings: ImageTimings(total: start.duration(to: .now)))
+    }
+
+    /// The miss path of ``response(for:priority:progress:)``.
+    nonisolated(nonsending)
+    private func load(
+        _ request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?, start: ContinuousClock.Instant
+    ) async throws -> ImageResponse {
         let key = StageKey(request)
         let observation = progress.map { progressObservers.add($0, for: key.data) }
         defer { observation.map(progressObservers.remove) }

@@ -10,32 +10,89 @@ import LoupeProcessing
 public struct ImageRequest: Sendable {
     /// An `http`, `https`, `file` or `data` URL.
     public var url: URL {
-        didSet { dataKey = cacheKey ?? url.absoluteString }
+        get { storage.url }
+        set { update { $0.url = newValue } }
     }
     /// The longest side the caller needs, in pixels: the image is decoded downscaled to at most
     /// this (JPEG straight from the DCT), never upscaled. `nil` decodes at full size.
-    public var thumbnail: Int?
+    public var thumbnail: Int? {
+        get { storage.thumbnail }
+        set { update { $0.thumbnail = newValue } }
+    }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
-        didSet { processorIdentifiers = processors.map(\.identifier) }
+        get { storage.processors }
+        set { update { $0.processors = newValue } }
     }
     /// How urgently this request wants its image; can be changed while it runs through
     /// ``ImageTask/priority``.
-    public var priority: Priority
+    public var priority: Priority {
+        get { storage.priority }
+        set { update { $0.priority = newValue } }
+    }
     /// How the memory and disk caches are used.
-    public var cachePolicy: CachePolicy
+    public var cachePolicy: CachePolicy {
+        get { storage.cachePolicy }
+        set { update { $0.cachePolicy = newValue } }
+    }
     /// Replaces the URL as the identity of the data in caches and coalescing, e.g. a URL without
     /// its expiring signature, so that two signed URLs of one image are one entry.
     public var cacheKey: String? {
-        didSet { dataKey = cacheKey ?? url.absoluteString }
+        get { storage.cacheKey }
+        set { update { $0.cacheKey = newValue } }
     }
 
-    // Kept up to date by the properties above, so that a memory hit does not rebuild them:
-    // a URL's string and the processors' identifiers are the costliest parts of a hit.
     /// The identity of the data: ``cacheKey``, else the URL's string.
-    private(set) var dataKey: String
+    var dataKey: String { storage.dataKey }
     /// The processors' identifiers, in order.
-    private(set) var processorIdentifiers: [String]
+    var processorIdentifiers: [String] { storage.processorIdentifiers }
+
+    // One immutable object behind the value: a request is copied on every memory hit (into the
+    // response), and a copy is one reference instead of one per field; the keys derived from
+    // the fields — a URL's string, the processors' identifiers, the costliest parts of a hit —
+    // are computed once, when a field changes, not on every lookup.
+    private var storage: Storage
+
+    private final class Storage: Sendable {
+        let url: URL
+        let thumbnail: Int?
+        let processors: [any ImageProcessing]
+        let priority: Priority
+        let cachePolicy: CachePolicy
+        let cacheKey: String?
+        let dataKey: String
+        let processorIdentifiers: [String]
+
+        init(fields: Fields) {
+            url = fields.url
+            thumbnail = fields.thumbnail
+            processors = fields.processors
+            priority = fields.priority
+            cachePolicy = fields.cachePolicy
+            cacheKey = fields.cacheKey
+            dataKey = fields.cacheKey ?? fields.url.absoluteString
+            processorIdentifiers = fields.processors.map(\.identifier)
+        }
+
+        var fields: Fields {
+            Fields(url: url, thumbnail: thumbnail, processors: processors, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey)
+        }
+    }
+
+    private struct Fields {
+        var url: URL
+        var thumbnail: Int?
+        var processors: [any ImageProcessing]
+        var priority: Priority
+        var cachePolicy: CachePolicy
+        var cacheKey: String?
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields: fields)
+    }
 
     /// A request for `url`.
     public init(
@@ -46,14 +103,8 @@ public struct ImageRequest: Sendable {
         cachePolicy: CachePolicy = .useCache,
         cacheKey: String? = nil
     ) {
-        self.url = url
-        self.thumbnail = thumbnail
-        self.processors = processors
-        self.priority = priority
-        self.cachePolicy = cachePolicy
-        self.cacheKey = cacheKey
-        self.dataKey = cacheKey ?? url.absoluteString
-        self.processorIdentifiers = processors.map(\.identifier)
+        storage = Storage(fields: Fields(
+            url: url, thumbnail: thumbnail, processors: processors, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey))
     }
 
     /// A request's urgency; the network and decoding queues serve higher priorities first.
