@@ -45,16 +45,17 @@ extension ImagePipeline {
             if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
         }
         let isConditional = !headers.isEmpty
-        let response = try await networkQueue.run(priority: priority) {
-            // Skipped when every request for it was cancelled while it waited for a slot.
-            try Task.checkCancellation()
-            recorder.record(.networkRequests)
-            if isConditional { recorder.record(.revalidations) }
-            return try await RetryObserver.$current.withValue({ [recorder, logger] error, attempt, delay in
-                recorder.record(.retries)
-                logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
-            }) {
-                try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
+        let onRetry = RetryObserver { [recorder, logger] error, attempt, delay in
+            recorder.record(.retries)
+            logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
+        }
+        let response = try await RetryObserver.$current.withValue(onRetry) {
+            try await networkQueue.run(priority: priority) {
+                // Skipped when every request for it was cancelled while it waited for a slot.
+                try Task.checkCancellation()
+                recorder.record(.networkRequests)
+                if isConditional { recorder.record(.revalidations) }
+                return try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
             }
         }
         let receivedAt = configuration.now()

@@ -69,7 +69,7 @@ enum PipelineBenchmark {
     private static let loadCount = 1_000
     private static let concurrency = 32
 
-    private static func coldLoads() async throws {
+    static func coldLoads() async throws {
         var files: [String: Data] = [:]
         for i in 0..<imageCount { files["photo-\(i).jpg"] = try hundredKilobyteJPEG(seed: i) }
         let sizes = files.values.map(\.count).sorted()

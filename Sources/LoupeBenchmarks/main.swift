@@ -10,7 +10,9 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("processing", ProcessingBenchmark.run),
     ("disk", DiskCacheBenchmark.run),
     ("pipeline", PipelineBenchmark.run),
-    ("pipeline-hit", PipelineBenchmark.memoryHit), // the first half of "pipeline" alone, for profiling
+    // The two halves of "pipeline" alone, for profiling.
+    ("pipeline-hit", PipelineBenchmark.memoryHit),
+    ("pipeline-cold", PipelineBenchmark.coldLoads),
 ]
 
 let requested = Set(CommandLine.arguments.dropFirst())

@@ -1,11 +1,20 @@
-/// Who hears about retries: a task-local callback that ``RetryingDataLoader`` calls before each
+/// Who hears about retries: set as a task-local, it is told by ``RetryingDataLoader`` before each
 /// retry, so a caller (the pipeline's statistics and logs) learns of them whichever loader it
 /// was given, without the loader knowing its caller.
-public enum RetryObserver {
+public final class RetryObserver: Sendable {
     /// Called with the failure being retried, the attempt that failed (1-based) and the delay
     /// before the next attempt.
     public typealias Callback = @Sendable (_ error: any Error, _ failedAttempt: Int, _ delay: Duration) -> Void
 
-    /// The callback for loads made by the current task and its children; `nil` by default.
-    @TaskLocal public static var current: Callback?
+    /// The observer of loads made by the current task and its children; `nil` by default.
+    // A class rather than the closure itself: a task-local of function type crashed in
+    // `swift_task_localValuePush` in release builds here (Swift 6.3.1, Linux).
+    @TaskLocal public static var current: RetryObserver?
+
+    let callback: Callback
+
+    /// An observer calling `callback` before each retry.
+    public init(_ callback: @escaping Callback) {
+        self.callback = callback
+    }
 }

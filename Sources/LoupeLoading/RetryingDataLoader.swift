@@ -34,7 +34,7 @@ public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
                 guard !(error is CancellationError), !Task.isCancelled,
                       let delay = policy.delay(after: error, attempt: attempt, using: &random)
                 else { throw error }
-                RetryObserver.current?(error, attempt, delay)
+                RetryObserver.current?.callback(error, attempt, delay)
                 try await sleep(delay)
                 attempt += 1
             }
