@@ -73,6 +73,29 @@ import Testing
         #expect(pipeline.statistics.decodes == 0)
     }
 
+    /// With the only processing slot held, a request cancelled while its decode waits for a
+    /// slot is never decoded.
+    @Test func decodingIsSkippedForRequestsCancelledWhileTheyWaited() async throws {
+        let pipeline = ImagePipeline(configuration: {
+            var configuration = ImagePipeline.Configuration(dataLoader: LocalDataLoader())
+            configuration.maximumConcurrentProcessing = 1
+            return configuration
+        }())
+        let release = DispatchSemaphore(value: 0)
+        defer { release.signal() } // never leave a thread blocked, even when an expectation fails
+        let blocking = BlockingProcessor(release: release)
+        let first = pipeline.imageTask(with: ImageRequest(url: try temporaryFile(TestImage.png(width: 8, height: 8)), processors: [blocking]))
+        #expect(await eventually { blocking.started.count == 1 }, "the first request holds the only slot")
+        let second = pipeline.imageTask(with: ImageRequest(url: try temporaryFile(TestImage.png(width: 9, height: 9))))
+        #expect(await eventually { pipeline.processingQueue.waitingCount == 1 })
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.response }
+        release.signal()
+        #expect(try await first.response.bitmap.width == 8)
+        #expect(pipeline.statistics.decodes == 1, "only the first request's image was decoded")
+        #expect(pipeline.processingQueue.waitingCount == 0)
+    }
+
     @Test func aTaskReportsItsCompletionAsAnEvent() async throws {
         let pipeline = ImagePipeline(configuration: .init(dataLoader: LocalDataLoader()))
         let data = try TestImage.jpeg(width: 30, height: 20)

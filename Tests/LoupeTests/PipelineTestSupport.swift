@@ -111,3 +111,17 @@ func temporaryFile(_ data: Data, name: String = "image") throws -> URL {
     try data.write(to: url)
     return url
 }
+
+/// A processor that blocks its (Dispatch) thread until released: holds a processing slot.
+struct BlockingProcessor: ImageProcessing {
+    let release: DispatchSemaphore
+    let started = Counter()
+
+    var identifier: String { "test.blocking" }
+
+    func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+        started.increment()
+        release.wait()
+        return bitmap
+    }
+}
