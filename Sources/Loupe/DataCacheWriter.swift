@@ -62,6 +62,12 @@ final class DataCacheWriter: Sendable {
         }
     }
 
+    /// Whether a fresh entry for `key` is staged or on disk, without reading it.
+    func containsFreshEntry(forKey key: String) -> Bool {
+        if let staged = state.withLock({ $0.staged[key] }) { return staged.expiresAt.map { $0 > now() } ?? true }
+        return cache.containsFreshEntry(forKey: key)
+    }
+
     /// Stages `data` for `key` and writes it in the background.
     ///
     /// - Returns: `false` when it was not staged (the staging area is full, or the entry is

@@ -151,7 +151,7 @@ public final class ImagePipeline: Sendable {
     func hasFreshData(for request: ImageRequest) -> Bool {
         switch request.url.scheme?.lowercased() {
         case "file", "data": return true
-        default: return dataCacheWriter?.entry(forKey: request.dataKey).map { !$0.isExpired } ?? false
+        default: return dataCacheWriter?.containsFreshEntry(forKey: request.dataKey) ?? false
         }
     }
 

@@ -170,6 +170,16 @@ public final class DiskCache: Sendable {
         try lookup(key, includeExpired: true)
     }
 
+    /// Whether a fresh entry is stored under `key`, from the index alone: no file is read and
+    /// the entry is not marked used (a prefetcher asks this to skip what is already cached).
+    public func containsFreshEntry(forKey key: String) -> Bool {
+        let now = self.now()
+        return state.withLock { state in
+            guard let record = state.index.record(forKey: key) else { return false }
+            return record.expiresAt.map { $0 > now } ?? true
+        }
+    }
+
     private func lookup(_ key: String, includeExpired: Bool) throws(DiskCacheError) -> DiskCacheEntry? {
         // A key too long to store cannot be stored; answering now keeps it out of the journal.
         guard key.utf8.count <= Self.metadataLimit else { return nil }

@@ -154,11 +154,13 @@ import Glibc
         let configuration = DiskCache.Configuration(defaultTimeToLive: 60)
         let cache = try DiskCache(directory: directory.url, configuration: configuration, now: clock.now)
         try cache.store(bytes(1000), forKey: "img", validators: DiskCacheValidators(etag: "\"1\""))
+        #expect(cache.containsFreshEntry(forKey: "img") && !cache.containsFreshEntry(forKey: "absent"))
         let fileBefore = try #require(try directory.entryFileNames().first)
         var before = stat()
         #expect(stat(directory.entriesPath + "/" + fileBefore, &before) == 0)
 
         clock.advance(by: 61)
+        #expect(!cache.containsFreshEntry(forKey: "img"))
         #expect(try cache.data(forKey: "img") == nil)
         let stale = try #require(try cache.entry(forKey: "img"))
         #expect(stale.isExpired)
