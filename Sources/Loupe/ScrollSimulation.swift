@@ -4,8 +4,8 @@ import Foundation
 /// a collection view does, to measure what a user would see: how many cells already have their
 /// image when they appear, and what the network did for it.
 ///
-/// Each frame the visible window moves by `speed × frame`; a cell entering it is counted as
-/// ready if its image is in the memory cache, else it requests its image (and cancels the
+/// Each frame the visible window moves by `speed × frame`; a cell scrolling into it is counted as
+/// ready if its image is in the memory cache; if not, it requests its image (and cancels the
 /// request if it scrolls out before the image arrives, as a reused cell does). Cells in the
 /// prefetch window ahead of the visible one are prefetched; a cell's prefetch is stopped when
 /// the cell appears (its own request joins the load if it still runs). When the scroll ends,
@@ -42,9 +42,10 @@ public struct ScrollSimulation: Sendable {
 
     /// What the user saw and what the network did.
     public struct Report: Sendable, Equatable {
-        /// Cells that appeared on screen.
-        public var cellsShown = 0
-        /// Cells whose image was in memory when they appeared.
+        /// Cells that scrolled into view (the first screen, on display before anything could
+        /// load, is not counted).
+        public var cellsScrolledIn = 0
+        /// Of those, the cells whose image was in memory when they appeared.
         public var readyOnDisplay = 0
         /// Requests the origin received beyond one per image (must be 0).
         public var duplicateDownloads = 0
@@ -57,8 +58,8 @@ public struct ScrollSimulation: Sendable {
         /// How long the scroll took.
         public var duration: Duration = .zero
 
-        /// `readyOnDisplay / cellsShown`.
-        public var readyShare: Double { cellsShown == 0 ? 0 : Double(readyOnDisplay) / Double(cellsShown) }
+        /// `readyOnDisplay / cellsScrolledIn`.
+        public var readyShare: Double { cellsScrolledIn == 0 ? 0 : Double(readyOnDisplay) / Double(cellsScrolledIn) }
     }
 
     /// The list's configuration.
@@ -97,12 +98,12 @@ public struct ScrollSimulation: Sendable {
             var appeared: [ImageRequest] = []
             for index in visible where !shown[index] {
                 shown[index] = true
-                report.cellsShown += 1
-                if pipeline.cachedImage(for: requests[index]) != nil {
-                    report.readyOnDisplay += 1
-                } else {
-                    cellTasks[index] = pipeline.imageTask(with: requests[index])
+                let isReady = pipeline.cachedImage(for: requests[index]) != nil
+                if frame > 0 {
+                    report.cellsScrolledIn += 1
+                    if isReady { report.readyOnDisplay += 1 }
                 }
+                if !isReady { cellTasks[index] = pipeline.imageTask(with: requests[index]) }
                 appeared.append(requests[index])
             }
             // The cell's own request has joined the prefetch's load if it still runs.
