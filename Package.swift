@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
@@ -72,7 +73,14 @@ let package = Package(
         .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         // Tools.
-        .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .executableTarget(
+            name: "LoupeCLI",
+            dependencies: [
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
             dependencies: ["Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
@@ -90,6 +98,11 @@ let package = Package(
         .testTarget(
             name: "LoupeTests",
             dependencies: ["Loupe", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strict),
+        // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
+        .testTarget(
+            name: "LoupeCLITests",
+            dependencies: ["LoupeCLI", "LoupeCodecs", "LoupeTestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -17,7 +17,9 @@ extension ImagePipeline {
                 : try await value(from: processedStage, for: key, priority: priority)
             if storesProcessedImage(key) { storeProcessedImage(staged, key) }
         }
-        memoryCache?.setValue(staged, forKey: key.image, cost: staged.container.cost)
+        var cached = staged
+        cached.data = nil
+        memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost)
         return staged
     }
 
@@ -52,7 +54,7 @@ extension ImagePipeline {
         let container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
         return StagedImage(
             container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
-            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration))
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data)
     }
 
     private func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {

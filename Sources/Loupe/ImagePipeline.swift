@@ -229,7 +229,7 @@ public final class ImagePipeline: Sendable {
             logger.debug("loaded", metadata: ["key": "\(key)", "origin": "\(staged.origin)"])
             return ImageResponse(
                 container: staged.container, request: request, origin: staged.origin,
-                isRevalidated: staged.isRevalidated, timings: timings)
+                isRevalidated: staged.isRevalidated, timings: timings, data: staged.data)
         } catch let error as ImagePipelineError {
             recorder.recordFailure(error)
             logger.warning("failed", metadata: ["key": "\(key)", "error": "\(error)"])
