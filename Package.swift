@@ -69,6 +69,18 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // An embedded HTTP/1.1 origin with latency and faults (SwiftNIO), for the pipeline's
+        // fault tests and `loupe demo`; not a product.
+        .target(
+            name: "LoupeOrigin",
+            dependencies: [
+                "LoupeCaching",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
         .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
@@ -97,7 +109,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
-            dependencies: ["Loupe", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["Loupe", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LoupeOriginTests",
+            dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],
             swiftSettings: strict),
         // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
         .testTarget(

@@ -28,4 +28,4 @@ swift test --skip-build --disable-xctest --filter LoupeProcessingTests
 echo "== tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests'
+  swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests'
