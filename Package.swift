@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "LoupeCLI",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

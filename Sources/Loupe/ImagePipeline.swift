@@ -126,7 +126,10 @@ public final class ImagePipeline: Sendable {
         let priority = LoadPriority(request.priority.taskPriority)
         let (events, continuation) = AsyncStream.makeStream(of: ImageTask.Event.self, bufferingPolicy: .bufferingNewest(64))
         // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
-        let task = Task.detached(priority: request.priority.taskPriority) { [self] in
+        // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
+        // joined that work when this returns — a list that stops the cell's prefetch on the next
+        // line leaves the load to the cell instead of cancelling it (seed 000).
+        let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {
                 result = .success(try await response(for: request, priority: priority) { received, expected in

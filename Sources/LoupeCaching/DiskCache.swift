@@ -472,6 +472,11 @@ public final class DiskCache: Sendable {
             try? journal.flush()
             journal.close()
             state.journal = nil
+            // Unlocked before closing: a child process another thread is spawning right now holds
+            // a copy of the descriptor until it execs, and closing ours alone would leave the lock
+            // held through that copy — a reopen would then see `directoryInUse`. An explicit
+            // unlock releases it for every copy.
+            flock(state.lockDescriptor, LOCK_UN)
             Glibc.close(state.lockDescriptor)
         }
     }

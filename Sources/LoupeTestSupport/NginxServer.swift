@@ -109,16 +109,14 @@ package final class NginxServer: Sendable {
 
     /// How many requests for `path` nginx has logged.
     package func requestCount(for path: String) -> Int {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
-        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
+        return settledLog().split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
     }
 
     /// What nginx logged for the requests of `path`, in order: status and body bytes sent (fewer
     /// than the file's size when the client closed the connection first; status 499 when it
     /// closed before the response began). nginx writes the line when the request ends.
     package func responses(for path: String) -> [(status: Int, bytesSent: Int)] {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
-        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.compactMap { line in
+        return settledLog().split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.compactMap { line in
             // `... "GET /path HTTP/1.1" 200 1234 "-" "agent"`: status and size follow the request.
             guard let fields = line.split(separator: "\"", maxSplits: 2).last?.split(separator: " "), fields.count >= 2,
                   let status = Int(fields[0]), let bytes = Int(fields[1])
@@ -129,11 +127,30 @@ package final class NginxServer: Sendable {
 
     /// The paths of the GET requests nginx logged, in the order they ended.
     package func loggedPaths() -> [String] {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
-        return log.split(separator: "\n").compactMap { line in
+        return settledLog().split(separator: "\n").compactMap { line in
             guard let range = line.range(of: "\"GET ") else { return nil }
             return line[range.upperBound...].split(separator: " ").first.map(String.init)
         }
+    }
+
+    /// The access log once nginx has stopped adding to it: nginx writes a request's line after
+    /// the response is sent, so a client that just received its response can read the log
+    /// before the line is there. Waits until the log has not grown for 100 ms (at most 5 s).
+    private func settledLog() -> String {
+        let path = prefix.appendingPathComponent("access.log").path
+        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        var lastSize = size()
+        var quietSince = ContinuousClock.now
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, quietSince.duration(to: .now) < .milliseconds(100) {
+            usleep(10_000)
+            let current = size()
+            if current != lastSize {
+                lastSize = current
+                quietSince = .now
+            }
+        }
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     /// The URL of `path` on this server.

@@ -56,6 +56,32 @@ import Testing
         #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
     }
 
+    /// A list view stops a cell's prefetch on the line after asking for the cell's image: the
+    /// cell's task has joined the load by then (it joins before `imageTask(with:)` returns), so
+    /// the load is neither cancelled nor started twice.
+    @Test func stoppingThePrefetchRightAfterTheCellAsksKeepsTheLoad() async throws {
+        try await stopRightAfterAsking()
+    }
+
+    /// The same from the main actor, where a UI calls from: no executor hop lets the stop run first.
+    @MainActor @Test func stoppingThePrefetchRightAfterTheCellAsksOnTheMainActorKeepsTheLoad() async throws {
+        try await stopRightAfterAsking()
+    }
+
+    nonisolated(nonsending)
+    private func stopRightAfterAsking() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[1]])
+        #expect(await eventually { loader.loads.count == 1 })
+        let cell = pipeline.imageTask(with: ImageRequest(url: urls[1], priority: .high))
+        prefetcher.stopPrefetching(with: [urls[1]])
+        loader.gate.open()
+        let response = try await cell.response
+        #expect(response.bitmap.width == 21)
+        #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
+    }
+
     @Test func stoppingEveryInterestCancelsTheLoad() async throws {
         let pipeline = makePipeline()
         let prefetcher = ImagePrefetcher(pipeline: pipeline)
