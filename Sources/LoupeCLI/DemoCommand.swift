@@ -58,8 +58,11 @@ struct DemoCommand: AsyncParsableCommand {
             for _ in 0..<10 { group.addTask { _ = try await pipeline.image(for: ImageRequest(url: menuURL, thumbnail: 128)) } }
             try await group.waitForAll()
         }
-        print("1. ten views, one image (seed 002): \(origin.requestCount(for: "/menu/burger.jpg")) request to the origin, "
+        let menuRequests = origin.requestCount(for: "/menu/burger.jpg")
+        print("1. ten views, one image (seed 002): \(menuRequests) request to the origin, "
               + "10 images in \(Self.format(start.duration(to: .now)))")
+        var checks = DemoChecks()
+        checks.expect(menuRequests == 1, "ten views of one image made \(menuRequests) requests, not 1")
 
         // Seed 000: a list scrolled at a steady speed, prefetching ahead of the screen.
         var scroll = ScrollSimulation.Configuration(cellCount: cells, speed: speed)
@@ -74,6 +77,7 @@ struct DemoCommand: AsyncParsableCommand {
         print("   \(report.originRequests) origin requests, \(report.duplicateDownloads) duplicates, \(report.wastedDownloads) wasted, "
               + "peak memory cache \(ByteCount.format(report.peakMemoryCacheBytes)), "
               + "prefetches \(prefetcher.statistics.completed) done / \(prefetcher.statistics.cancelled) stopped")
+        checks.expect(report.duplicateDownloads == 0, "the scrolled list downloaded \(report.duplicateDownloads) images twice")
 
         // Seed 004: a feed of posters turned into background colours, in feed order, failures dropped.
         let feed = (0..<feedItems).map { FeedItem(id: $0, poster: origin.url(DemoImages.posterPath($0))) }
@@ -97,17 +101,37 @@ struct DemoCommand: AsyncParsableCommand {
         for cell in cellsInOrder.prefix(3) {
             print("   item \(cell.id): dominant \(cell.dominant.hex) -> background \(cell.background.hex)")
         }
+        checks.expect(cellsInOrder == sequential, "the ordered batch's feed differs from the one-by-one feed")
+        checks.expect(cellsInOrder.map(\.id) == cellsInOrder.map(\.id).sorted(), "the feed lost its order")
 
+        // Seed 002 again: the app restarts (a new pipeline, the memory cache gone) and the user
+        // opens the list once more; the disk cache answers without asking the origin.
         await pipeline.flushDataCache()
         let statistics = pipeline.statistics
+        let revisit = Array(urls.prefix(24))
+        // Cells that scrolled away before their image arrived cancelled their loads: those were
+        // never stored, and are the only ones the origin should be asked for again.
+        let stored = revisit.filter { disk.containsFreshEntry(forKey: $0.absoluteString) }.count
+        disk.close()
+        let before = origin.totalRequests
+        let reopened = try DiskCache(directory: cacheFolder)
+        let restarted = ImagePipeline(configuration: Self.configuration(disk: reopened))
+        for url in revisit { _ = try await restarted.image(for: ImageRequest(url: url, thumbnail: 128)) }
+        let revisitRequests = origin.totalRequests - before
+        print("4. after a restart, the first \(revisit.count) cells again (seed 002): \(restarted.statistics.diskHits) from the disk cache, "
+              + "\(revisitRequests) requests to the origin")
+        checks.expect(restarted.statistics.diskHits == stored && revisitRequests == revisit.count - stored,
+                      "after a restart, \(restarted.statistics.diskHits) of the \(stored) images on disk were served from it")
+        reopened.close()
+
         print("""
 
-            pipeline: \(statistics.requests) requests — \(statistics.memoryHits) from memory, \(statistics.coalescedRequests) joined a load already running, \
+            pipeline of steps 1-2: \(statistics.requests) requests — \(statistics.memoryHits) from memory, \(statistics.coalescedRequests) joined a load already running, \
             \(statistics.loadsStarted) loads started; \(statistics.diskHits) disk hits, \(statistics.downloads) downloads \
             (\(ByteCount.format(statistics.bytesDownloaded))), \(statistics.decodes) decodes
             origin: \(origin.totalRequests) requests in all
             """)
-        disk.close()
+        try checks.finish()
     }
 
     private static func configuration(disk: DiskCache?) -> ImagePipeline.Configuration {
@@ -119,6 +143,24 @@ struct DemoCommand: AsyncParsableCommand {
     private static func format(_ duration: Duration) -> String {
         let milliseconds = Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
         return milliseconds >= 1_000 ? String(format: "%.2f s", milliseconds / 1_000) : String(format: "%.0f ms", milliseconds)
+    }
+}
+
+/// What the demo promises; any broken promise makes it exit 1, so running it checks the seeds.
+private struct DemoChecks {
+    private var failures: [String] = []
+
+    mutating func expect(_ condition: Bool, _ failure: @autoclosure () -> String) {
+        if !condition { failures.append(failure()) }
+    }
+
+    func finish() throws {
+        guard !failures.isEmpty else {
+            print("all checks passed")
+            return
+        }
+        for failure in failures { StandardError.writeLine("loupe demo: check failed: \(failure)") }
+        throw ExitCode(1)
     }
 }
 
