@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
