@@ -101,7 +101,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
-            dependencies: ["Loupe", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "Loupe", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeOriginTests",

@@ -40,6 +40,10 @@ extension ImagePipeline {
             }
         }
         recorder.record(.processorRuns)
+        logger.debug("processed", metadata: [
+            "key": "\(key)", "stage": "process", "processor": "\(processor.identifier)",
+            "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
+        ])
         staged.container.bitmap = bitmap
         staged.timings.processing = (staged.timings.processing ?? .zero) + duration
         return staged
@@ -56,6 +60,10 @@ extension ImagePipeline {
             discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
             throw error
         }
+        logger.debug("decoded", metadata: [
+            "key": "\(key)", "stage": "decode", "size": "\(container.value.bitmap.width)x\(container.value.bitmap.height)",
+            "duration": "\(container.duration)",
+        ])
         return StagedImage(
             container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
             timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration))
