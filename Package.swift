@@ -105,11 +105,15 @@ let package = Package(
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
-            dependencies: ["Loupe", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "Loupe", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeOriginTests",

@@ -116,6 +116,7 @@ public final class ImagePipeline: Sendable {
             return (fetched.data, fetched.origin)
         } catch let error as ImagePipelineError {
             recorder.recordFailure(error)
+            logger.warning("failed", metadata: ["key": "\(request.dataKey)", "error": "\(error)", "kind": "\(error.kind)"])
             throw error
         }
     }
@@ -210,7 +211,7 @@ public final class ImagePipeline: Sendable {
             return nil
         }
         recorder.record(.memoryHits)
-        if logsDebug { logger.debug("memory hit", metadata: ["key": "\(request.dataKey)"]) }
+        if logsDebug { logger.debug("loaded", metadata: ["key": "\(ImageKey(request))", "origin": "memory"]) }
         return ImageResponse(
             container: hit.container, request: request, origin: .memory, isRevalidated: false,
             timings: ImageTimings(total: start.duration(to: .now)))
@@ -224,18 +225,22 @@ public final class ImagePipeline: Sendable {
         let key = StageKey(request)
         let observation = progress.map { progressObservers.add($0, for: key.data) }
         defer { observation.map(progressObservers.remove) }
+        logger.debug("loading", metadata: ["key": "\(key)", "cachePolicy": "\(request.cachePolicy)"])
         do {
             let staged = try await value(
                 from: imageStage, for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
             var timings = staged.timings
             timings.total = start.duration(to: .now)
-            logger.debug("loaded", metadata: ["key": "\(key)", "origin": "\(staged.origin)"])
+            logger.debug("loaded", metadata: [
+                "key": "\(key)", "origin": "\(staged.origin)", "revalidated": "\(staged.isRevalidated)",
+                "duration": "\(timings.total)",
+            ])
             return ImageResponse(
                 container: staged.container, request: request, origin: staged.origin,
                 isRevalidated: staged.isRevalidated, timings: timings, data: staged.data)
         } catch let error as ImagePipelineError {
             recorder.recordFailure(error)
-            logger.warning("failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            logger.warning("failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.kind)"])
             throw error
         } catch {
             recorder.record(.cancellations)

@@ -96,6 +96,15 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             default: return DataLoadingError.network(String(describing: error))
             }
         }
+        // A response that breaks HTTP/1.1: above all a body that ends before its Content-Length
+        // (the connection closed early, in order), which NIO's decoder reports as an EOF in the
+        // wrong state. The same answer as when the count is checked after the body.
+        if let error = error as? HTTPParserError {
+            if case .invalidEOFState = error {
+                return DataLoadingError.invalidResponse("the connection closed before the body reached its Content-Length")
+            }
+            return DataLoadingError.invalidResponse(String(describing: error))
+        }
         // NIO's connection errors (refused, reset, unreachable) and anything else from below.
         return DataLoadingError.network(String(describing: error))
     }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import LoupeOrigin
 import LoupeTestSupport
 import Foundation
 import Testing
@@ -134,6 +135,37 @@ func payload(_ count: Int, seed: UInt8 = 7) -> Data {
     func nonHTTPSchemesAreRefused(kind: LoaderKind) async throws {
         await #expect(throws: DataLoadingError.unsupportedScheme("ftp")) {
             try await kind.make().loadData(for: DataRequest(url: try #require(URL(string: "ftp://127.0.0.1/x"))))
+        }
+    }
+
+    /// nginx never sends less than it announces; the embedded origin does on demand.
+    @Test(arguments: LoaderKind.allCases)
+    func aBodyShorterThanItsContentLengthIsAnInvalidResponse(kind: LoaderKind) async throws {
+        try await OriginServer.run(handler: { _ in
+            OriginResponse(body: payload(40_000), fault: .declaredLength(100_000))
+        }) { origin in
+            do {
+                _ = try await kind.make().loadData(for: DataRequest(url: origin.url("/short")))
+                Issue.record("a short body loaded")
+            } catch let error as DataLoadingError {
+                guard case .invalidResponse = error else { throw error }
+                #expect(!error.isTransient)
+            }
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func aResetMidBodyIsATransientNetworkError(kind: LoaderKind) async throws {
+        try await OriginServer.run(handler: { _ in
+            OriginResponse(body: payload(100_000), fault: .resetAfter(bytes: 30_000))
+        }) { origin in
+            do {
+                _ = try await kind.make().loadData(for: DataRequest(url: origin.url("/reset")))
+                Issue.record("a reset body loaded")
+            } catch let error as DataLoadingError {
+                guard case .network = error else { throw error }
+                #expect(error.isTransient)
+            }
         }
     }
 

@@ -182,8 +182,12 @@ import Testing
             guard case ImagePipelineError.decodingFailed = error else { return false }
             return true
         }
+        await pipeline.flushDataCache()
         #expect(try disk.entry(forKey: url.absoluteString) == nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url)) == nil)
         #expect(pipeline.statistics.failures["unsupportedFormat"] == 1)
+        _ = try? await pipeline.image(for: url)
+        #expect(server.requestCount(for: "/html.jpg") == 2, "the next request asks the server again")
     }
 
     @Test func anHTTPErrorIsTyped() async throws {
