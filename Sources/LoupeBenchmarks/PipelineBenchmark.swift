@@ -192,7 +192,8 @@ enum PipelineBenchmark {
         return best
     }
 
-    private static func photo(width: Int, height: Int, seed: Int, quality: Int = 85) throws -> Data {
+    /// A photo-like JPEG: gradients that depend on `seed`, and grain.
+    static func photo(width: Int, height: Int, seed: Int, quality: Int = 85) throws -> Data {
         var state = UInt64(seed + 1) &* 0x9E37_79B9_7F4A_7C15
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {

@@ -10,6 +10,7 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("processing", ProcessingBenchmark.run),
     ("disk", DiskCacheBenchmark.run),
     ("pipeline", PipelineBenchmark.run),
+    ("lists", ListsBenchmark.run),
     // The two halves of "pipeline" alone, for profiling.
     ("pipeline-hit", PipelineBenchmark.memoryHit),
     ("pipeline-cold", PipelineBenchmark.coldLoads),
