@@ -20,6 +20,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             redirectConfiguration: .follow(max: max(0, limits.maximumRedirects), allowCycles: false),
             timeout: .init(connect: TimeAmount(limits.connectTimeout)))
         configuration.httpVersion = .automatic
+        // AsyncHTTPClient would otherwise retry a failed connection attempt (refused, say) with
+        // its own backoff until the connect timeout, so a refused connection looked like a
+        // timeout 10 s later. Refused is an answer: it fails now, and RetryingDataLoader decides
+        // about retrying, with its bounded, jittered policy.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCaching
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +14,8 @@ package final class NginxServer: Sendable {
     /// Its folder (configuration, logs, root), deleted by `stop()`.
     package let prefix: URL
     private let process: Process
+    /// The access log's size when last read, and since when it has had that size.
+    private let logSize = Locked<(size: Int, since: ContinuousClock.Instant)>((-1, .now))
 
     /// `http://127.0.0.1:<port>`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
@@ -135,20 +138,21 @@ package final class NginxServer: Sendable {
 
     /// The access log once nginx has stopped adding to it: nginx writes a request's line after
     /// the response is sent, so a client that just received its response can read the log
-    /// before the line is there. Waits until the log has not grown for 100 ms (at most 5 s).
+    /// before the line is there. Returns once the log has not grown for 100 ms (waiting at most
+    /// 5 s); the quiet time counts from when its size was first seen, so reads in a row wait
+    /// only the first time.
     private func settledLog() -> String {
         let path = prefix.appendingPathComponent("access.log").path
         func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-        var lastSize = size()
-        var quietSince = ContinuousClock.now
         let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline, quietSince.duration(to: .now) < .milliseconds(100) {
-            usleep(10_000)
+        while true {
             let current = size()
-            if current != lastSize {
-                lastSize = current
-                quietSince = .now
+            let quietSince = logSize.withLock { seen in
+                if seen.size != current { seen = (current, .now) }
+                return seen.since
             }
+            guard quietSince.duration(to: .now) < .milliseconds(100), ContinuousClock.now < deadline else { break }
+            usleep(10_000)
         }
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
