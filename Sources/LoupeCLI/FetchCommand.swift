@@ -13,20 +13,18 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Load images from URLs or files; report size, format, colours, placeholders; write thumbnails.",
         discussion: """
-            A source is an http(s) URL, a file path or a file URL; `-` reads sources from standard \
-            input, one per line. Each source is reported once, in input order, as soon as it and \
-            every earlier one are done; sources that name the same image are loaded once.
+            A source is an http(s) URL, a file path or a file URL; `-` reads sources from standard input, \
+            one per line. Each source is reported once, in input order, as soon as it and every earlier \
+            one are done; sources that name the same image are loaded once.
 
-            With --json, standard output is JSON Lines, one object per source:
-              {"source":…,"ok":true,"format","width","height","outputWidth","outputHeight","frames",
-               "bytes","origin":"network|disk|memory|file","ms", and when asked "dominantColor",
-               "backgroundColor","palette","blurhash","thumbhash","path"}
-              {"source":…,"ok":false,"error":{"kind":…,"message":…[,"status":404]}}
-            with kind one of invalidSource, network, timeout, http, tooLarge, unsupportedFormat,
-            corrupt, limitExceeded, io.
+            With --json, standard output is JSON Lines, one object per source. Success: source, ok (true), \
+            format, width, height, outputWidth, outputHeight, frames, bytes, origin (network, disk, memory \
+            or file), ms, and when asked dominantColor, backgroundColor, palette, blurhash, thumbhash, path. \
+            Failure: source, ok (false), error {kind, message[, status]}, with kind one of invalidSource, \
+            network, timeout, http, tooLarge, unsupportedFormat, corrupt, limitExceeded, io.
 
-            Exit status: 0 all succeeded, 1 some failed (the others are still processed and \
-            reported), 2 usage error.
+            Exit status: 0 all succeeded, 1 some failed (the others are still processed and reported), \
+            2 usage error.
             """)
 
     @Argument(help: "http(s) URLs, file paths or file URLs; - reads them from standard input, one per line.")

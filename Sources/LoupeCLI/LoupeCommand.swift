@@ -13,8 +13,8 @@ struct LoupeCommand: AsyncParsableCommand {
         commandName: "loupe",
         abstract: "Fetch, cache, downsize and analyse images with the Loupe pipeline.",
         discussion: """
-            Start with `loupe demo` to see the pipeline serve a scrolling list and a feed from a
-            local origin, or `loupe fetch --thumbnail 256 --colors --json <url|file>...`.
+            Start with `loupe demo` to see the pipeline serve a scrolling list and a feed from a local \
+            origin, or `loupe fetch --thumbnail 256 --colors --json <url|file>...`.
             """,
         version: "loupe 0.2.0",
         subcommands: [FetchCommand.self, DemoCommand.self, CacheCommand.self])
