@@ -82,7 +82,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
-        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeLoading"], swiftSettings: strict),
+        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
 
         // Tools.
         .executableTarget(

@@ -23,11 +23,9 @@ struct CacheCommand: AsyncParsableCommand {
             do {
                 return try DiskCache(directory: directory, configuration: .init(sizeLimit: Int.max / 2))
             } catch .directoryInUse {
-                StandardError.writeLine("loupe: the cache \(directory.path) is in use by another loupe process; try again when it ends")
-                throw ExitCode(1)
+                throw StandardError.failure("the cache \(directory.path) is in use by another loupe process; try again when it ends")
             } catch {
-                StandardError.writeLine("loupe: cannot open the cache \(directory.path): \(error)")
-                throw ExitCode(1)
+                throw StandardError.failure("cannot open the cache \(directory.path): \(error)")
             }
         }
     }
@@ -118,8 +116,7 @@ struct CacheCommand: AsyncParsableCommand {
                     "removed \(expiredRemoved + evicted) entries (\(expiredRemoved) expired, \(evicted) least recently used); "
                     + "\(cache.count) entries, \(ByteCount.format(cache.totalSize)) left")
             } catch {
-                StandardError.writeLine("loupe: trimming \(location.directory.path) failed: \(error)")
-                throw ExitCode(1)
+                throw StandardError.failure("trimming \(location.directory.path) failed: \(error)")
             }
         }
     }
@@ -139,8 +136,7 @@ struct CacheCommand: AsyncParsableCommand {
             do {
                 try cache.removeAll()
             } catch {
-                StandardError.writeLine("loupe: clearing \(location.directory.path) failed: \(error)")
-                throw ExitCode(1)
+                throw StandardError.failure("clearing \(location.directory.path) failed: \(error)")
             }
             StandardOutput.writeLine("removed \(count) entries from \(location.directory.path)")
         }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Unbuffered writes to standard output and error: each line reaches a pipe (`| jq`) the
@@ -16,6 +17,13 @@ enum StandardError {
 
     static func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Writes `loupe: <message>` and returns the exit status 1 for the caller to throw: a
+    /// command that could not do its work.
+    static func failure(_ message: String) -> ExitCode {
+        writeLine("loupe: " + message)
+        return ExitCode(1)
     }
 
     /// Whether standard error is a terminal (where a progress bar belongs).

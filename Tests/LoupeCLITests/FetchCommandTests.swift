@@ -11,11 +11,11 @@ import Testing
     let photo: Data
 
     init() throws {
-        photo = try TestFiles.jpeg(width: 640, height: 480)
+        photo = try TestImage.jpeg(width: 640, height: 480)
         server = try NginxServer.start(files: [
             "photo.jpg": photo,
-            "a/photo.jpg": try TestFiles.jpeg(width: 320, height: 200, seed: 1),
-            "b/photo.jpg": try TestFiles.jpeg(width: 200, height: 320, seed: 2),
+            "a/photo.jpg": try TestImage.jpeg(width: 320, height: 200, seed: 1),
+            "b/photo.jpg": try TestImage.jpeg(width: 200, height: 320, seed: 2),
             "logo.png": try TestFiles.pngWithAlpha(width: 200, height: 100),
             "page.jpg": Data("<!doctype html><html><body>Not an image</body></html>".utf8),
             "broken.png": TestFiles.pngWithBadChecksum,
@@ -155,7 +155,7 @@ import Testing
         let stats = try await LoupeRun.run(["cache", "stats", "--json"] + cache, home: folder.url)
         let summary = try #require(try stats.objects().first)
         #expect(summary["entries"] as? Int == 1)
-        #expect(summary["bytes"] as? Int == (try TestFiles.jpeg(width: 200, height: 320, seed: 2)).count)
+        #expect(summary["bytes"] as? Int == (try TestImage.jpeg(width: 200, height: 320, seed: 2)).count)
         #expect(summary["limit"] as? Int == 256 << 20)
         #expect(summary["expiredEntries"] as? Int == 0)
         #expect(summary["oldestEntry"] is String)

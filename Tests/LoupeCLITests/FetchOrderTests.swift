@@ -11,7 +11,7 @@ import Testing
         var random = SplitMix64(seed: seed)
         let count = 40
         let latencies = (0..<count).map { _ in Duration.milliseconds(Int64(random.next() % 150)) }
-        let image = try TestFiles.jpeg(width: 64, height: 48)
+        let image = try TestImage.jpeg(width: 64, height: 48)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try await OriginServer.run(handler: { request in

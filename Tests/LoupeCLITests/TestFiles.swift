@@ -1,22 +1,9 @@
 import Foundation
 import LoupeCodecs
+import LoupeTestSupport
 
 /// The files the origin serves to `loupe` in these tests.
 enum TestFiles {
-    /// A JPEG photo stand-in: a gradient whose colours depend on `seed`.
-    static func jpeg(width: Int, height: Int, seed: Int = 0) throws -> Data {
-        var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = (y * width + x) * 4
-                pixels[i] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) &+ seed &* 40)
-                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1) &+ seed &* 70)
-                pixels[i + 2] = UInt8(truncatingIfNeeded: 90 &+ seed &* 97)
-            }
-        }
-        return try ImageEncoder().encode(Bitmap(width: width, height: height, pixels: pixels), as: .jpeg(quality: 90))
-    }
-
     /// A PNG of `width`×`height` with half its pixels transparent.
     static func pngWithAlpha(width: Int, height: Int) throws -> Data {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
@@ -44,11 +31,8 @@ enum TestFiles {
 
     /// Pseudo-random bytes (not an image).
     static func noise(_ count: Int) -> Data {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        return Data((0..<count).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        })
+        var random = SplitMix64(seed: 7)
+        return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }
 
     private static func png(width: Int, height: Int, idat: [UInt8], corruptHeader: Bool) -> Data {
