@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let menuRequests = origin.requestCount(for: "/menu/burger.jpg")
-        print("1. ten views, one image (seed 002): \(menuRequests) request to the origin, "
+        print("1. ten views, one image (seed 002): \(menuRequests) request\(menuRequests == 1 ? "" : "s") to the origin, "
               + "10 images in \(Self.format(start.duration(to: .now)))")
         var checks = DemoChecks()
         checks.expect(menuRequests == 1, "ten views of one image made \(menuRequests) requests, not 1")
@@ -119,7 +119,7 @@ struct DemoCommand: AsyncParsableCommand {
         for url in revisit { _ = try await restarted.image(for: ImageRequest(url: url, thumbnail: 128)) }
         let revisitRequests = origin.totalRequests - before
         print("4. after a restart, the first \(revisit.count) cells again (seed 002): \(restarted.statistics.diskHits) from the disk cache, "
-              + "\(revisitRequests) requests to the origin")
+              + "\(revisitRequests) request\(revisitRequests == 1 ? "" : "s") to the origin")
         checks.expect(restarted.statistics.diskHits == stored && revisitRequests == revisit.count - stored,
                       "after a restart, \(restarted.statistics.diskHits) of the \(stored) images on disk were served from it")
         reopened.close()
