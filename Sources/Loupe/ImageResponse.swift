@@ -27,7 +27,8 @@ public struct ImageResponse: Sendable {
 /// How long a response's stages took. Stages that did not run (a memory hit has none) are `nil`;
 /// for a request that joined a running load they are that load's.
 public struct ImageTimings: Sendable, Equatable {
-    /// From the call to the response.
+    /// From the call to the response; zero for a memory hit, which is not timed (it takes well
+    /// under a microsecond, and reading the clock would be a fifth of that).
     public var total: Duration
     /// Waiting for a network slot and loading the data (from disk, network or file).
     public var dataLoad: Duration?

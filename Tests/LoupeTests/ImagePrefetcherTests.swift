@@ -1,5 +1,5 @@
 import Foundation
-import LoupeCaching
+@testable import LoupeCaching
 import LoupeLoading
 import LoupeTestSupport
 import Testing
@@ -47,7 +47,12 @@ import Testing
         prefetcher.startPrefetching(with: [urls[0]])
         #expect(await eventually { loader.loads.count == 1 })
         let cell = pipeline.imageTask(with: ImageRequest(url: urls[0], priority: .high))
-        #expect(await eventually { pipeline.statistics.coalescedRequests == 1 })
+        // Joined once it waits for the shared load beside the prefetch: the statistics count the
+        // request as coalesced a moment earlier, at its memory miss, and stopping the prefetch in
+        // between would cancel the load before the cell joins it (seen under ThreadSanitizer).
+        let key = ImagePipeline.StageKey(ImageRequest(url: urls[0]))
+        #expect(await eventually { pipeline.imageStage.waiterCount(for: key) == 2 })
+        #expect(pipeline.statistics.coalescedRequests == 1)
         prefetcher.stopPrefetching(with: [urls[0]])
         #expect(await eventually { prefetcher.statistics.cancelled == 1 })
         loader.gate.open()
