@@ -126,7 +126,11 @@ public final class ImagePipeline: Sendable {
         let priority = LoadPriority(request.priority.taskPriority)
         let (events, continuation) = AsyncStream.makeStream(of: ImageTask.Event.self, bufferingPolicy: .bufferingNewest(64))
         // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
-        let task = Task.detached(priority: request.priority.taskPriority) { [self] in
+        // Immediate: called from a nonisolated context, it runs here until its first real
+        // suspension, by which time it has joined the load in flight (or started it) — so a
+        // prefetch stopped right after this returns (a cell appearing) leaves the load to this
+        // task instead of cancelling it, and nothing is downloaded twice.
+        let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {
                 result = .success(try await response(for: request, priority: priority) { received, expected in

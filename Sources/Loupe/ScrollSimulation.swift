@@ -71,10 +71,11 @@ public struct ScrollSimulation: Sendable {
     }
 
     /// Scrolls through `urls` (one per cell; at least `cellCount`) with `pipeline` and
-    /// `prefetcher`, then asks `originRequests` how many requests the origin received per URL.
+    /// `prefetcher`, then asks `originRequests` how many requests the origin received per URL
+    /// (asynchronously: an origin may log a request a moment after its client saw the response).
     public func run(
         pipeline: ImagePipeline, prefetcher: ImagePrefetcher, urls: [URL],
-        originRequests: @Sendable (URL) -> Int
+        originRequests: @Sendable (URL) async -> Int
     ) async -> Report {
         let cellCount = min(configuration.cellCount, urls.count)
         let requests = urls.prefix(cellCount).map { ImageRequest(url: $0, thumbnail: configuration.thumbnail) }
@@ -121,7 +122,7 @@ public struct ScrollSimulation: Sendable {
         report.duration = start.duration(to: clock.now)
         report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCache?.totalCost ?? 0)
         for (index, url) in urls.prefix(cellCount).enumerated() {
-            let count = originRequests(url)
+            let count = await originRequests(url)
             report.originRequests += count
             report.duplicateDownloads += max(0, count - 1)
             if !shown[index] { report.wastedDownloads += count }
