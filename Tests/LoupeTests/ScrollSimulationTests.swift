@@ -42,7 +42,7 @@ import Testing
         let report = await simulate(configuration, server: server, urls: urls)
         #expect(report.cellsScrolledIn == 60 - 8, "every cell below the first screen scrolled in")
         #expect(report.duplicateDownloads == 0)
-        #expect(report.readyShare >= 0.7, "ready on display: \(report.readyOnDisplay) of \(report.cellsScrolledIn)")
+        #expect(report.readyShare >= 0.8, "ready on display: \(report.readyOnDisplay) of \(report.cellsScrolledIn)")
         // At most once each; a cell whose load had not reached the origin when it scrolled out
         // (a starved machine) is not requested at all, so not exactly once.
         #expect(report.originRequests <= 60 && report.originRequests >= report.readyOnDisplay)
