@@ -12,7 +12,8 @@ import Foundation
 /// prefetching stops, as when the user leaves the list.
 ///
 /// The schedule (which cell is visible in which frame) is fixed by the configuration; what
-/// varies with the machine is only how fast images arrive.
+/// varies with the machine is only how fast images arrive. Frames last `frameDuration`; a
+/// machine too busy to keep up delays the rest of the scroll rather than compressing it.
 public struct ScrollSimulation: Sendable {
     /// The list and how it is scrolled.
     public struct Configuration: Sendable {
@@ -71,10 +72,11 @@ public struct ScrollSimulation: Sendable {
     }
 
     /// Scrolls through `urls` (one per cell; at least `cellCount`) with `pipeline` and
-    /// `prefetcher`, then asks `originRequests` how many requests the origin received per URL.
+    /// `prefetcher`, then asks `originRequests` how many requests the origin received per URL
+    /// (asynchronously: an origin may log a request a moment after its client saw the response).
     public func run(
         pipeline: ImagePipeline, prefetcher: ImagePrefetcher, urls: [URL],
-        originRequests: @Sendable (URL) -> Int
+        originRequests: @Sendable (URL) async -> Int
     ) async -> Report {
         let cellCount = min(configuration.cellCount, urls.count)
         let requests = urls.prefix(cellCount).map { ImageRequest(url: $0, thumbnail: configuration.thumbnail) }
@@ -84,6 +86,7 @@ public struct ScrollSimulation: Sendable {
         var cellTasks: [Int: ImageTask] = [:]
         let clock = ContinuousClock()
         let start = clock.now
+        var due = start
         // The top cell of the last frame; the frame count follows from it.
         let lastTop = min(configuration.stopsAtCell ?? cellCount, max(0, cellCount - configuration.visibleCount))
         let frames = Int((Double(lastTop) / configuration.speed) / configuration.frameDuration.seconds) + 1
@@ -114,14 +117,20 @@ public struct ScrollSimulation: Sendable {
                 prefetched = prefetchEnd
             }
             report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCache?.totalCost ?? 0)
-            try? await clock.sleep(until: start.advanced(by: configuration.frameDuration * (frame + 1)))
+            // The next frame is due one frame after this one was. A frame that starts more than a
+            // frame late (a stalled, overloaded machine) moves the rest of the schedule with it, as
+            // dropped frames would: catching up instead would play the backlog of frames back to
+            // back, a burst of scrolling no load could keep up with.
+            due = due.advanced(by: configuration.frameDuration)
+            if due.advanced(by: configuration.frameDuration) < clock.now { due = clock.now }
+            try? await clock.sleep(until: due)
         }
         prefetcher.stopPrefetching()
         for task in cellTasks.values { _ = try? await task.response }
         report.duration = start.duration(to: clock.now)
         report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCache?.totalCost ?? 0)
         for (index, url) in urls.prefix(cellCount).enumerated() {
-            let count = originRequests(url)
+            let count = await originRequests(url)
             report.originRequests += count
             report.duplicateDownloads += max(0, count - 1)
             if !shown[index] { report.wastedDownloads += count }
