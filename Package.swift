@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
@@ -68,11 +69,30 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // An embedded HTTP/1.1 origin with latency and faults (SwiftNIO), for the pipeline's
+        // fault tests and `loupe demo`; not a product.
+        .target(
+            name: "LoupeOrigin",
+            dependencies: [
+                "LoupeCaching",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
-        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeLoading"], swiftSettings: strict),
+        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
 
         // Tools.
-        .executableTarget(name: "LoupeCLI", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .executableTarget(
+            name: "LoupeCLI",
+            dependencies: [
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
             dependencies: ["Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
@@ -85,11 +105,24 @@ let package = Package(
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
-            dependencies: ["Loupe", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "Loupe", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LoupeOriginTests",
+            dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],
+            swiftSettings: strict),
+        // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
+        .testTarget(
+            name: "LoupeCLITests",
+            dependencies: ["LoupeCLI", "LoupeCodecs", "LoupeOrigin", "LoupeProcessing", "LoupeTestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -10,6 +10,7 @@ packages=(
   nginx-light   # the real HTTP origin of the loading tests
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
+  jq                                                      # the README's loupe fetch --json examples
 )
 
 missing=()

@@ -7,6 +7,15 @@ extension ImagePipeline {
     /// file. Runs once per data key and cache policy, however many requests wait for it.
     func loadData(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
         recorder.record(.dataLoads)
+        let fetched = try await fetchData(key, priority: priority)
+        logger.debug("data loaded", metadata: [
+            "key": "\(key.image.dataKey)", "stage": "data", "origin": "\(fetched.origin)",
+            "bytes": "\(fetched.data.count)", "revalidated": "\(fetched.isRevalidated)", "duration": "\(fetched.duration)",
+        ])
+        return fetched
+    }
+
+    private func fetchData(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
         let start = ContinuousClock.now
         switch key.url.scheme?.lowercased() {
         case "file", "data":

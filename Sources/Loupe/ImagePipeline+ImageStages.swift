@@ -17,7 +17,9 @@ extension ImagePipeline {
                 : try await value(from: processedStage, for: key, priority: priority)
             if storesProcessedImage(key) { storeProcessedImage(staged, key) }
         }
-        memoryCache?.setValue(staged, forKey: key.image, cost: staged.container.cost)
+        var cached = staged
+        cached.data = nil
+        memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost)
         return staged
     }
 
@@ -40,6 +42,10 @@ extension ImagePipeline {
             }
         }
         recorder.record(.processorRuns)
+        logger.debug("processed", metadata: [
+            "key": "\(key)", "stage": "process", "processor": "\(processor.identifier)",
+            "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
+        ])
         staged.container.bitmap = bitmap
         staged.timings.processing = (staged.timings.processing ?? .zero) + duration
         return staged
@@ -49,10 +55,33 @@ extension ImagePipeline {
     /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
     func decodeImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
-        let container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+        let container: (value: ImageContainer, duration: Duration)
+        do {
+            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+        } catch let error as ImagePipelineError {
+            discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
+            throw error
+        }
+        logger.debug("decoded", metadata: [
+            "key": "\(key)", "stage": "decode", "size": "\(container.value.bitmap.width)x\(container.value.bitmap.height)",
+            "duration": "\(container.duration)",
+        ])
         return StagedImage(
             container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
-            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration))
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data)
+    }
+
+    /// Removes data that turned out not to decode from the disk cache. The data stage stores a
+    /// download once its header reads as an image; a body that is complete by HTTP but corrupt
+    /// inside (a file cut short on the server, say) only fails here. Kept, it would fail every
+    /// request from disk, without asking the server, until it expires. Data over the decoding
+    /// limits is valid and stays: downloading it again would only fail again.
+    private func discardUndecodableData(_ fetched: FetchedData, forKey dataKey: String, error: ImagePipelineError) {
+        guard fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
+              let dataCacheWriter, dataCacheWriter.entry(forKey: dataKey)?.data == fetched.data
+        else { return }
+        dataCacheWriter.remove(forKey: dataKey)
+        logger.warning("undecodable data removed from the disk cache", metadata: ["key": "\(dataKey)", "error": "\(error)"])
     }
 
     private func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {

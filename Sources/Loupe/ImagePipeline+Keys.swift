@@ -5,7 +5,7 @@ extension ImagePipeline {
     /// Identifies an image in the memory cache: the data's identity, the thumbnail size and
     /// the processors. The cache policy is not part of it: every policy reads and refreshes the
     /// same entries.
-    struct ImageKey: Hashable, Sendable {
+    struct ImageKey: Hashable, Sendable, CustomStringConvertible {
         /// The request's custom cache key, else its URL.
         var dataKey: String
         var thumbnail: Int?
@@ -29,6 +29,9 @@ extension ImagePipeline {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
             return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + processorIdentifiers).joined(separator: "\u{1F}")
         }
+
+        /// The key as logged: data key, thumbnail and processors separated by " | ".
+        var description: String { diskKey.replacingOccurrences(of: "\u{1F}", with: " | ") }
     }
 
     /// Identifies work in one stage: what it produces and under which cache policy (a reload
@@ -84,6 +87,6 @@ extension ImagePipeline {
             hasher.combine(cachePolicy)
         }
 
-        var description: String { image.diskKey.replacingOccurrences(of: "\u{1F}", with: " | ") }
+        var description: String { image.description }
     }
 }

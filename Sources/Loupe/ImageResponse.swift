@@ -1,3 +1,4 @@
+import Foundation
 import LoupeCodecs
 
 /// The answer to an ``ImageRequest``: the image, where it came from and how long it took.
@@ -13,6 +14,11 @@ public struct ImageResponse: Sendable {
     public var isRevalidated: Bool
     /// How long the stages took.
     public var timings: ImageTimings
+    /// The encoded source the image was decoded from, when this response's load decoded it:
+    /// for what needs the original rather than the thumbnail (its exact size in bytes, colours
+    /// of the full-size pixels, a copy on disk). `nil` for memory hits — the memory cache holds
+    /// pixels only, so it never pays twice for an image.
+    public var data: Data?
 
     /// The pixels (shorthand for `container.bitmap`).
     public var bitmap: Bitmap { container.bitmap }
@@ -21,7 +27,8 @@ public struct ImageResponse: Sendable {
 /// How long a response's stages took. Stages that did not run (a memory hit has none) are `nil`;
 /// for a request that joined a running load they are that load's.
 public struct ImageTimings: Sendable, Equatable {
-    /// From the call to the response.
+    /// From the call to the response; zero for a memory hit, which is not timed (it takes well
+    /// under a microsecond, and reading the clock would be a fifth of that).
     public var total: Duration
     /// Waiting for a network slot and loading the data (from disk, network or file).
     public var dataLoad: Duration?

@@ -7,7 +7,7 @@ import Dispatch
 /// milliseconds, and with every core decoding, continuations of unrelated tasks (memory hits,
 /// network callbacks) wait behind it. The pipeline bounds how many run at once with a
 /// `WorkQueue`; this keeps those that run off the pool.
-func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async {
             continuation.resume(with: Result { try work() })

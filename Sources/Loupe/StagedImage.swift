@@ -7,6 +7,9 @@ struct StagedImage: Sendable {
     var origin: ImageOrigin
     var isRevalidated: Bool
     var timings: ImageTimings
+    /// The encoded source the image was decoded from on this load; `nil` once it is in the
+    /// memory cache (which holds pixels only) or when it was decoded from a processed copy.
+    var data: Data?
 }
 
 /// What the data stage produces.

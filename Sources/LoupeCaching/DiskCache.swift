@@ -379,6 +379,57 @@ public final class DiskCache: Sendable {
         return removed.count
     }
 
+    /// Evicts least-recently-used entries until the payloads total at most `size` bytes;
+    /// returns how many were removed. A `size` at or above the current total removes nothing.
+    @discardableResult
+    public func trim(toSize size: Int) throws(DiskCacheError) -> Int {
+        let removed = try state.withLock { (state) throws(DiskCacheError) -> [DiskCacheIndex.Record] in
+            guard let journal = state.journal else { throw .closed }
+            var evicted: [DiskCacheIndex.Record] = []
+            while state.index.totalSize > max(0, size), let oldest = state.index.leastRecentlyUsed {
+                state.index.remove(key: oldest.key)
+                journal.appendRemove(key: oldest.key)
+                evicted.append(oldest)
+            }
+            guard !evicted.isEmpty else { return [] }
+            try? journal.flush()
+            compactIfNeeded(&state)
+            return evicted
+        }
+        for record in removed { DiskCacheFileSystem.remove(entryPath(record.generation)) }
+        return removed.count
+    }
+
+    /// What the cache holds, for maintenance tools (`loupe cache stats`).
+    public struct Summary: Sendable, Equatable {
+        /// Entries stored.
+        public var count: Int
+        /// Payload bytes stored.
+        public var totalSize: Int
+        /// When the oldest entry was stored; `nil` when empty.
+        public var oldestStoredAt: Date?
+        /// When the least recently used entry was last read or written; `nil` when empty.
+        public var leastRecentlyUsedAt: Date?
+        /// Entries past their expiry (served only after revalidation).
+        public var expiredCount: Int
+        /// Payload bytes of the expired entries.
+        public var expiredSize: Int
+    }
+
+    /// Counts, sizes and ages of the entries, read from the index (no file is opened).
+    public var summary: Summary {
+        let now = self.now()
+        return state.withLock { state in
+            let records = state.index.recordsOldestFirst
+            let expired = records.filter { $0.expiresAt.map { $0 <= now } ?? false }
+            return Summary(
+                count: records.count, totalSize: state.index.totalSize,
+                oldestStoredAt: records.lazy.map(\.storedAt).min(),
+                leastRecentlyUsedAt: records.first?.lastAccessedAt,
+                expiredCount: expired.count, expiredSize: expired.reduce(0) { $0 + $1.payloadSize })
+        }
+    }
+
     /// Removes every entry.
     ///
     /// - Throws: `.noSpace`, `.notWritable` or `.io` if the empty journal cannot be written (the
@@ -421,6 +472,11 @@ public final class DiskCache: Sendable {
             try? journal.flush()
             journal.close()
             state.journal = nil
+            // Unlocked before closing: a child process another thread is spawning right now holds
+            // a copy of the descriptor until it execs, and closing ours alone would leave the lock
+            // held through that copy — a reopen would then see `directoryInUse`. An explicit
+            // unlock releases it for every copy.
+            flock(state.lockDescriptor, LOCK_UN)
             Glibc.close(state.lockDescriptor)
         }
     }

@@ -66,7 +66,12 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// - Parameter priority: this caller's priority; defaults to the calling task's.
     /// - Throws: `CancellationError` when the calling task is cancelled (the shared load goes on
     ///   for its other waiters); ``LoadError`` when the load failed.
+    ///
+    /// Runs on the caller's executor (`nonsending`) up to the point where it waits, so a caller
+    /// is registered as a waiter before it first suspends: work the caller does after starting
+    /// a task that calls this (cancelling a prefetch of the same key, say) finds it waiting.
     @inlinable
+    nonisolated(nonsending)
     public func value(for key: Key, priority: TaskPriority? = nil) async throws -> Value {
         // Inlined into the caller so the hit is a specialized cache lookup, nothing more.
         if let value = memoryCache?.value(forKey: key) { return value }
@@ -76,6 +81,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// Returns the value for `key` like ``value(for:priority:)-(_,TaskPriority?)``, with a
     /// priority the caller may change while it waits: the load's priority follows it.
     @inlinable
+    nonisolated(nonsending)
     public func value(for key: Key, priority: LoadPriority) async throws -> Value {
         if let value = memoryCache?.value(forKey: key) { return value }
         return try await joinOrStartLoad(key, priority: priority)
@@ -83,6 +89,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// The miss path of ``value(for:priority:)``.
     @usableFromInline
+    nonisolated(nonsending)
     func joinOrStartLoad(_ key: Key, priority: LoadPriority) async throws -> Value {
         let waiterID = nextID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {

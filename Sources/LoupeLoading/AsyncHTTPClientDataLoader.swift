@@ -20,6 +20,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             redirectConfiguration: .follow(max: max(0, limits.maximumRedirects), allowCycles: false),
             timeout: .init(connect: TimeAmount(limits.connectTimeout)))
         configuration.httpVersion = .automatic
+        // AsyncHTTPClient would otherwise retry a failed connection attempt (refused, say) with
+        // its own backoff until the connect timeout, so a refused connection looked like a
+        // timeout 10 s later. Refused is an answer: it fails now, and RetryingDataLoader decides
+        // about retrying, with its bounded, jittered policy.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -95,6 +100,15 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             case .invalidURL, .emptyHost, .emptyScheme: return DataLoadingError.invalidURL(String(describing: error))
             default: return DataLoadingError.network(String(describing: error))
             }
+        }
+        // A response that breaks HTTP/1.1: above all a body that ends before its Content-Length
+        // (the connection closed early, in order), which NIO's decoder reports as an EOF in the
+        // wrong state. The same answer as when the count is checked after the body.
+        if let error = error as? HTTPParserError {
+            if case .invalidEOFState = error {
+                return DataLoadingError.invalidResponse("the connection closed before the body reached its Content-Length")
+            }
+            return DataLoadingError.invalidResponse(String(describing: error))
         }
         // NIO's connection errors (refused, reset, unreachable) and anything else from below.
         return DataLoadingError.network(String(describing: error))

@@ -155,6 +155,14 @@ public final class URLSessionDataLoader: DataLoading {
                 return
             }
             if let error {
+                // libcurl ends a body that stops short of its Content-Length with
+                // CURLE_PARTIAL_FILE, which FoundationNetworking reports as code -1 (unknown);
+                // a reset comes as networkConnectionLost. Answered as AsyncHTTPClient's loader does.
+                if let expected = transfer.expected, transfer.body.count < expected, (error as? URLError)?.code == .unknown {
+                    transfer.continuation.resume(throwing: DataLoadingError.invalidResponse(
+                        "the connection closed before the body reached its Content-Length"))
+                    return
+                }
                 transfer.continuation.resume(throwing: translate(error))
                 return
             }

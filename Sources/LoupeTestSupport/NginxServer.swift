@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCaching
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,6 +14,8 @@ package final class NginxServer: Sendable {
     /// Its folder (configuration, logs, root), deleted by `stop()`.
     package let prefix: URL
     private let process: Process
+    /// The access log's size when last read, and since when it has had that size.
+    private let logSize = Locked<(size: Int, since: ContinuousClock.Instant)>((-1, .now))
 
     /// `http://127.0.0.1:<port>`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
@@ -109,16 +112,14 @@ package final class NginxServer: Sendable {
 
     /// How many requests for `path` nginx has logged.
     package func requestCount(for path: String) -> Int {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
-        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
+        return settledLog().split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.count
     }
 
     /// What nginx logged for the requests of `path`, in order: status and body bytes sent (fewer
     /// than the file's size when the client closed the connection first; status 499 when it
     /// closed before the response began). nginx writes the line when the request ends.
     package func responses(for path: String) -> [(status: Int, bytesSent: Int)] {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
-        return log.split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.compactMap { line in
+        return settledLog().split(separator: "\n").filter { $0.contains("\"GET \(path) HTTP") }.compactMap { line in
             // `... "GET /path HTTP/1.1" 200 1234 "-" "agent"`: status and size follow the request.
             guard let fields = line.split(separator: "\"", maxSplits: 2).last?.split(separator: " "), fields.count >= 2,
                   let status = Int(fields[0]), let bytes = Int(fields[1])
@@ -129,11 +130,31 @@ package final class NginxServer: Sendable {
 
     /// The paths of the GET requests nginx logged, in the order they ended.
     package func loggedPaths() -> [String] {
-        guard let log = try? String(contentsOf: prefix.appendingPathComponent("access.log"), encoding: .utf8) else { return [] }
-        return log.split(separator: "\n").compactMap { line in
+        return settledLog().split(separator: "\n").compactMap { line in
             guard let range = line.range(of: "\"GET ") else { return nil }
             return line[range.upperBound...].split(separator: " ").first.map(String.init)
         }
+    }
+
+    /// The access log once nginx has stopped adding to it: nginx writes a request's line after
+    /// the response is sent, so a client that just received its response can read the log
+    /// before the line is there. Returns once the log has not grown for 100 ms (waiting at most
+    /// 5 s); the quiet time counts from when its size was first seen, so reads in a row wait
+    /// only the first time.
+    private func settledLog() -> String {
+        let path = prefix.appendingPathComponent("access.log").path
+        func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let current = size()
+            let quietSince = logSize.withLock { seen in
+                if seen.size != current { seen = (current, .now) }
+                return seen.since
+            }
+            guard quietSince.duration(to: .now) < .milliseconds(100), ContinuousClock.now < deadline else { break }
+            usleep(10_000)
+        }
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     /// The URL of `path` on this server.

@@ -1,3 +1,4 @@
+import LoupeTestSupport
 import Foundation
 import Testing
 @testable import LoupeCaching

@@ -125,14 +125,3 @@ func isValidStressPayload(_ data: Data, key: UInt32) -> Bool {
 func stressPayload(key: UInt32, version: UInt32, size: Int) -> Data {
     DiskCacheStressPayload.make(key: key, version: version, size: size)
 }
-
-/// Runs `body` on a thread of its own and awaits its result without occupying a thread of the
-/// cooperative pool (one per core). The crash and concurrency tests block for seconds on file
-/// I/O, child processes and sleeps; on the pool they would starve the async tests running beside
-/// them. `body` reports what it saw through its result: expectations are checked by the caller,
-/// in the test's task.
-func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
-    }
-}

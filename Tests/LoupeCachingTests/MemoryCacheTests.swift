@@ -1,3 +1,4 @@
+import LoupeTestSupport
 import Testing
 @testable import LoupeCaching
 
@@ -248,15 +249,3 @@ private struct CacheModel {
     }
 }
 
-/// A small seeded generator so a failing randomized run can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

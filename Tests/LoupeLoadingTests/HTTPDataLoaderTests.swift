@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import LoupeOrigin
 import LoupeTestSupport
 import Foundation
 import Testing
@@ -110,8 +111,12 @@ func payload(_ count: Int, seed: UInt8 = 7) -> Data {
     func aRefusedConnectionIsANetworkError(kind: LoaderKind) async throws {
         let closedPort = try freeLoopbackPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(closedPort)/image.bin"))
+        // Refused is an answer: it fails at once, not after the connect timeout (retrying is the
+        // RetryingDataLoader's decision, with its own bounded backoff).
+        let start = ContinuousClock.now
+        defer { #expect(ContinuousClock.now - start < .seconds(10), "a refused connection must not wait for the 20 s connect timeout") }
         do {
-            _ = try await kind.make().loadData(for: DataRequest(url: url))
+            _ = try await kind.make(HTTPLoadingLimits(connectTimeout: .seconds(20))).loadData(for: DataRequest(url: url))
             Issue.record("nothing listens on \(closedPort)")
         } catch let error as DataLoadingError {
             guard case .network = error else { throw error }
@@ -134,6 +139,37 @@ func payload(_ count: Int, seed: UInt8 = 7) -> Data {
     func nonHTTPSchemesAreRefused(kind: LoaderKind) async throws {
         await #expect(throws: DataLoadingError.unsupportedScheme("ftp")) {
             try await kind.make().loadData(for: DataRequest(url: try #require(URL(string: "ftp://127.0.0.1/x"))))
+        }
+    }
+
+    /// nginx never sends less than it announces; the embedded origin does on demand.
+    @Test(arguments: LoaderKind.allCases)
+    func aBodyShorterThanItsContentLengthIsAnInvalidResponse(kind: LoaderKind) async throws {
+        try await OriginServer.run(handler: { _ in
+            OriginResponse(body: payload(40_000), fault: .declaredLength(100_000))
+        }) { origin in
+            do {
+                _ = try await kind.make().loadData(for: DataRequest(url: origin.url("/short")))
+                Issue.record("a short body loaded")
+            } catch let error as DataLoadingError {
+                guard case .invalidResponse = error else { throw error }
+                #expect(!error.isTransient)
+            }
+        }
+    }
+
+    @Test(arguments: LoaderKind.allCases)
+    func aResetMidBodyIsATransientNetworkError(kind: LoaderKind) async throws {
+        try await OriginServer.run(handler: { _ in
+            OriginResponse(body: payload(100_000), fault: .resetAfter(bytes: 30_000))
+        }) { origin in
+            do {
+                _ = try await kind.make().loadData(for: DataRequest(url: origin.url("/reset")))
+                Issue.record("a reset body loaded")
+            } catch let error as DataLoadingError {
+                guard case .network = error else { throw error }
+                #expect(error.isTransient)
+            }
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import LoupeCaching
+@testable import LoupeCaching
 import LoupeLoading
 import LoupeTestSupport
 import Testing
@@ -47,12 +47,43 @@ import Testing
         prefetcher.startPrefetching(with: [urls[0]])
         #expect(await eventually { loader.loads.count == 1 })
         let cell = pipeline.imageTask(with: ImageRequest(url: urls[0], priority: .high))
-        #expect(await eventually { pipeline.statistics.coalescedRequests == 1 })
+        // Joined once it waits for the shared load beside the prefetch: the statistics count the
+        // request as coalesced a moment earlier, at its memory miss, and stopping the prefetch in
+        // between would cancel the load before the cell joins it (seen under ThreadSanitizer).
+        let key = ImagePipeline.StageKey(ImageRequest(url: urls[0]))
+        #expect(await eventually { pipeline.imageStage.waiterCount(for: key) == 2 })
+        #expect(pipeline.statistics.coalescedRequests == 1)
         prefetcher.stopPrefetching(with: [urls[0]])
         #expect(await eventually { prefetcher.statistics.cancelled == 1 })
         loader.gate.open()
         let response = try await cell.response
         #expect(response.bitmap.width == 20)
+        #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
+    }
+
+    /// A list view stops a cell's prefetch on the line after asking for the cell's image: the
+    /// cell's task has joined the load by then (it joins before `imageTask(with:)` returns), so
+    /// the load is neither cancelled nor started twice.
+    @Test func stoppingThePrefetchRightAfterTheCellAsksKeepsTheLoad() async throws {
+        try await stopRightAfterAsking()
+    }
+
+    /// The same from the main actor, where a UI calls from: no executor hop lets the stop run first.
+    @MainActor @Test func stoppingThePrefetchRightAfterTheCellAsksOnTheMainActorKeepsTheLoad() async throws {
+        try await stopRightAfterAsking()
+    }
+
+    nonisolated(nonsending)
+    private func stopRightAfterAsking() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[1]])
+        #expect(await eventually { loader.loads.count == 1 })
+        let cell = pipeline.imageTask(with: ImageRequest(url: urls[1], priority: .high))
+        prefetcher.stopPrefetching(with: [urls[1]])
+        loader.gate.open()
+        let response = try await cell.response
+        #expect(response.bitmap.width == 21)
         #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
     }
 

@@ -43,25 +43,13 @@ struct ItemFailed: Error, Equatable {
     let index: Int
 }
 
-/// A deterministic generator (SplitMix64), so random latencies repeat from run to run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Ordered batches (seed 004): input order under any timing, the concurrency bound, the failure
 /// policies, progress, cancellation, and the streamed form.
 @Suite struct OrderedBatchTests {
     /// Inputs 0..<count, each sleeping a random 0–4 ms (seeded) and returning its square.
     func randomLatencyBatch(count: Int, seed: UInt64, concurrency: Int, probe: OperationProbe) -> OrderedBatch<Int, Int> {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         let delays = (0..<count).map { _ in Int.random(in: 0...4_000, using: &generator) }
         return OrderedBatch(Array(0..<count), maximumConcurrency: concurrency) { index in
             try await probe.run(index) {

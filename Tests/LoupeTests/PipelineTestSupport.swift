@@ -6,40 +6,6 @@ import LoupeProcessing
 import LoupeTestSupport
 @testable import Loupe
 
-/// Encoded test images: a gradient whose colours depend on `seed`, so two seeds differ.
-enum TestImage {
-    static func bitmap(width: Int, height: Int, seed: Int) throws -> Bitmap {
-        var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = (y * width + x) * 4
-                pixels[i] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) &+ seed &* 40)
-                pixels[i + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1) &+ seed &* 70)
-                pixels[i + 2] = UInt8(truncatingIfNeeded: seed &* 97)
-            }
-        }
-        return try Bitmap(width: width, height: height, pixels: pixels)
-    }
-
-    /// A PNG of pseudo-random pixels: about 4 bytes per pixel whatever the compression.
-    static func noisePNG(width: Int, height: Int) throws -> Data {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let pixels = (0..<width * height * 4).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
-        return try ImageEncoder().encode(Bitmap(width: width, height: height, pixels: pixels), as: .png)
-    }
-
-    static func jpeg(width: Int, height: Int, seed: Int = 0) throws -> Data {
-        try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .jpeg(quality: 90))
-    }
-
-    static func png(width: Int, height: Int, seed: Int = 0) throws -> Data {
-        try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .png)
-    }
-}
-
 /// A wall clock the test moves, shared by the pipeline (HTTP freshness) and its disk cache.
 final class TestDate: Sendable {
     private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))

@@ -65,7 +65,7 @@ import Testing
     /// sometimes dawdles between snapshots: whatever the arrival order, every snapshot applies.
     @Test(arguments: 1...25)
     func randomArrivalOrdersAndTimingsAlwaysApplyCleanly(seed: Int) async throws {
-        var generator = SeededGenerator(state: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         let sectionCount = Int.random(in: 1...6, using: &generator)
         let plans = (0..<sectionCount).map { _ in
             (placeholders: Int.random(in: 0...5, using: &generator), items: Int.random(in: 0...8, using: &generator),
