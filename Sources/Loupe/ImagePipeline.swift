@@ -122,6 +122,10 @@ public final class ImagePipeline: Sendable {
 
     /// Starts loading `request` and returns a handle to follow its progress, change its
     /// priority, cancel it or await its response.
+    ///
+    /// Called from a nonisolated context, the task has joined the load in flight for the same
+    /// image (a prefetch's, say) by the time this returns, so stopping that prefetch next leaves
+    /// the load to this task. From an actor, the task starts soon after, as any task does.
     public func imageTask(with request: ImageRequest) -> ImageTask {
         let priority = LoadPriority(request.priority.taskPriority)
         let (events, continuation) = AsyncStream.makeStream(of: ImageTask.Event.self, bufferingPolicy: .bufferingNewest(64))

@@ -215,6 +215,11 @@ struct ItemFailed: Error, Equatable {
         #expect(try await iterator.next()?.index == nil)
     }
 
+    @Test func anEmptyStreamEndsAtOnce() async throws {
+        var iterator = OrderedBatch([Int](), operation: { $0 }).results().makeAsyncIterator()
+        #expect(try await iterator.next()?.index == nil)
+    }
+
     @Test func theStreamCarriesFailuresAsResultsInOrder() async throws {
         let batch = OrderedBatch(Array(0..<6), maximumConcurrency: 3) { index in
             if index == 1 || index == 4 { throw ItemFailed(index: index) }

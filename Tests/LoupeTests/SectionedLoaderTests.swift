@@ -140,6 +140,12 @@ import Testing
         #expect(await eventually { cancellations.count == 3 })
     }
 
+    @Test func noSectionsGiveOneEmptyCompleteSnapshot() async throws {
+        var snapshots: [SectionedSnapshot<Int, Int>] = []
+        for await snapshot in SectionedLoader<Int, Int>([]).snapshots() { snapshots.append(snapshot) }
+        #expect(snapshots.count == 1 && snapshots[0].isComplete && snapshots[0].sections.isEmpty && snapshots[0].change.isEmpty)
+    }
+
     // MARK: - The validator
 
     /// Seed 003's bug: the data changed twice (two sections arrived) before the view applied the
