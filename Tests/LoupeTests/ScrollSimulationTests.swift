@@ -25,9 +25,9 @@ import Testing
         let pipeline = ImagePipeline(configuration: .init(
             dataLoader: DelayedDataLoader(AsyncHTTPClientDataLoader(), latency: .milliseconds(20))))
         let prefetcher = ImagePrefetcher(pipeline: pipeline)
-        let counts = OriginRequestCounts(server: server)
+        // nginx's counts are read once its access log has settled (see NginxServer).
         return await ScrollSimulation(configuration: configuration).run(pipeline: pipeline, prefetcher: prefetcher, urls: urls) {
-            await counts.count(for: $0.path)
+            server.requestCount(for: $0.path)
         }
     }
 
