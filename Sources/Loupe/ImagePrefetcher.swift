@@ -49,6 +49,8 @@ public final class ImagePrefetcher: Sendable {
 
     private struct State {
         var nextID: UInt64 = 0
+        /// The queue order the next call's requests start above (see `startPrefetching`).
+        var nextOrder: UInt64 = 0
         var running: [ImagePipeline.ImageKey: Prefetch] = [:]
         var statistics = Statistics()
     }
@@ -72,8 +74,17 @@ public final class ImagePrefetcher: Sendable {
 
     /// Starts prefetching `requests` (each at ``priority``), skipping those already cached or
     /// already prefetching.
+    ///
+    /// Waiting prefetches start newest call first — the cells a list has just scrolled near —
+    /// and within a call in the order given: pass the nearest cell first.
     public func startPrefetching(with requests: [ImageRequest]) {
-        for var request in requests {
+        // Orders above every earlier call's, the first request's highest.
+        let firstOrder = state.withLock { state in
+            defer { state.nextOrder += UInt64(requests.count) }
+            return state.nextOrder + UInt64(requests.count)
+        }
+        for (position, var request) in requests.enumerated() {
+            let order = firstOrder - UInt64(position)
             request.priority = priority
             let key = self.key(for: request)
             if isCached(request) {
@@ -93,8 +104,10 @@ public final class ImagePrefetcher: Sendable {
             }
             guard let id else { continue }
             let prefetchRequest = request
-            let task = Task.detached(priority: priority.taskPriority) { [self] in
-                await prefetch(prefetchRequest, key: key, id: id)
+            // Immediate: it takes its place in the queue (or a free slot) before the next request
+            // of the call is looked at, so slots and places follow the order given.
+            let task = Task.immediateDetached(priority: priority.taskPriority) { [self] in
+                await prefetch(prefetchRequest, key: key, id: id, order: order)
             }
             let attached = state.withLock { state -> Bool in
                 guard state.running[key]?.id == id else { return false }
@@ -147,10 +160,11 @@ public final class ImagePrefetcher: Sendable {
 
     // MARK: -
 
-    private func prefetch(_ request: ImageRequest, key: ImagePipeline.ImageKey, id: UInt64) async {
+    nonisolated(nonsending)
+    private func prefetch(_ request: ImageRequest, key: ImagePipeline.ImageKey, id: UInt64, order: UInt64) async {
         let outcome: WritableKeyPath<Statistics, Int>
         do {
-            try await queue.run(priority: LoadPriority(priority.taskPriority)) {
+            try await queue.run(priority: LoadPriority(priority.taskPriority), order: order) {
                 // Another request may have loaded it while this one waited for a slot.
                 guard !isCached(request) else { return }
                 switch destination {

@@ -21,15 +21,19 @@ package final class WorkQueue: Sendable {
     }
 
     private struct Waiter {
+        /// Unique per waiter: how a cancelled waiter is found.
         let sequence: UInt64
+        /// Among equal priorities, higher starts first: `sequence` (newest first) unless the
+        /// caller gave an order.
+        let order: UInt64
         let priority: LoadPriority
         /// `priority.value` when last read; valid while `LoadPriority.changes` has not moved.
         var snapshot: TaskPriority
         let continuation: CheckedContinuation<Void, any Error>
 
-        /// Whether `self` starts after `other`: lower priority, or older among equals.
+        /// Whether `self` starts after `other`: lower priority, or lower order among equals.
         func startsAfter(_ other: Waiter) -> Bool {
-            snapshot != other.snapshot ? snapshot < other.snapshot : sequence < other.sequence
+            snapshot != other.snapshot ? snapshot < other.snapshot : order < other.order
         }
     }
 
@@ -80,13 +84,21 @@ package final class WorkQueue: Sendable {
     ///
     /// - Throws: `CancellationError` if the task is cancelled while waiting (the operation then
     ///   never runs), or whatever `operation` throws.
-    package func run<T>(priority: LoadPriority, _ operation: () async throws -> sending T) async throws -> sending T {
-        try await acquire(priority: priority)
+    ///
+    /// - Parameter order: among waiters of equal priority, the higher order starts first; by
+    ///   default the newest waiter's is highest. A caller handing over a batch whose first item
+    ///   matters most (the prefetcher) numbers them itself. Runs on the caller's executor
+    ///   (`nonsending`) until it waits, so waiters that arrive from one thread queue in the
+    ///   order they called.
+    nonisolated(nonsending)
+    package func run<T>(priority: LoadPriority, order: UInt64? = nil, _ operation: () async throws -> sending T) async throws -> sending T {
+        try await acquire(priority: priority, order: order)
         defer { release() }
         return try await operation()
     }
 
-    private func acquire(priority: LoadPriority) async throws {
+    nonisolated(nonsending)
+    private func acquire(priority: LoadPriority, order: UInt64?) async throws {
         // A free slot and nobody ahead: start without suspending.
         let (started, sequence) = state.withLock { state -> (Bool, UInt64) in
             if state.waiters.isEmpty, !state.isPaused, state.running < maximumConcurrency, takeToken(&state) {
@@ -106,7 +118,8 @@ package final class WorkQueue: Sendable {
                     // Checked under the lock: the cancellation handler may already have run and
                     // found nothing to remove.
                     if Task.isCancelled { return true }
-                    let waiter = Waiter(sequence: sequence, priority: priority, snapshot: snapshot, continuation: continuation)
+                    let waiter = Waiter(
+                        sequence: sequence, order: order ?? sequence, priority: priority, snapshot: snapshot, continuation: continuation)
                     state.waiters.insert(waiter, at: insertionIndex(of: waiter, in: state.waiters))
                     // Read at another moment than the others' snapshots: the order may not hold.
                     if readAt != state.snapshotsChange { state.snapshotsChange = .max }

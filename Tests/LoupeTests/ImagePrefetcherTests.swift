@@ -87,6 +87,23 @@ import Testing
         #expect(loader.loads.count == 1 && loader.cancellations.count == 0, "one load, never cancelled")
     }
 
+    /// A list hands over the cells below the screen nearest first, and the cells it has just
+    /// scrolled near in its latest call: those load first, then each call's in the order given.
+    @Test func prefetchesStartNewestCallFirstAndInTheGivenOrderWithinACall() async throws {
+        let recorder = OrderRecordingLoader(base: loader)
+        var configuration = ImagePipeline.Configuration(dataLoader: recorder)
+        configuration.localDataLoader = recorder
+        let pipeline = ImagePipeline(configuration: configuration)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 1)
+        let names = urls.map(\.lastPathComponent)
+        prefetcher.startPrefetching(with: Array(urls[0..<3]))
+        #expect(await eventually { recorder.started.all.count == 1 })
+        prefetcher.startPrefetching(with: Array(urls[3..<5]))
+        loader.gate.open()
+        #expect(await eventually { prefetcher.statistics.completed == 5 })
+        #expect(recorder.started.all == [names[0], names[3], names[4], names[1], names[2]])
+    }
+
     @Test func stoppingEveryInterestCancelsTheLoad() async throws {
         let pipeline = makePipeline()
         let prefetcher = ImagePrefetcher(pipeline: pipeline)

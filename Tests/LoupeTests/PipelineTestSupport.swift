@@ -58,6 +58,17 @@ struct GatedLocalLoader: DataLoading {
     }
 }
 
+/// Records which URLs `base` loads, in the order the loads start.
+struct OrderRecordingLoader: DataLoading {
+    let base: any DataLoading
+    let started = Recorder<String>()
+
+    func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
+        started.record(request.url.lastPathComponent)
+        return try await base.loadData(for: request, progress: progress)
+    }
+}
+
 /// A real processor that counts its runs, to observe which work was shared.
 struct CountingProcessor: ImageProcessing {
     let base: any ImageProcessing
