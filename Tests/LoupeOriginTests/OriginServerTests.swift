@@ -197,6 +197,35 @@ private func withOrigin<T>(
         #expect(throws: POSIXError.self, "the listener is closed") { try RawHTTPConnection(port: origin.port) }
     }
 
+    @Test func headAnd304CarryNoBodyAndTheConnectionGoesOn() async throws {
+        try await withOrigin({ request in
+            request.path == "/same" ? .status(304, headers: [("ETag", "\"1\"")]) : .ok(payload(1_000))
+        }) { origin in
+            let connection = try RawHTTPConnection(port: origin.port, receiveTimeout: .milliseconds(500))
+            await connection.send("HEAD /image HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let head = await connection.receive(upTo: 100_000)
+            #expect(head.end == .timedOut, "the connection stays open")
+            let headResponse = try #require(RawResponse(head.bytes))
+            #expect(headResponse.statusLine == "HTTP/1.1 200 OK")
+            #expect(headResponse.headers["content-length"] == "1000")
+            #expect(headResponse.body.isEmpty)
+
+            await connection.sendGET("/same")
+            let notModified = try #require(RawResponse(await connection.receive(upTo: 100_000).bytes))
+            #expect(notModified.statusLine == "HTTP/1.1 304 Not Modified")
+            #expect(notModified.headers["content-length"] == nil && notModified.headers["transfer-encoding"] == nil)
+            #expect(notModified.body.isEmpty)
+
+            await connection.sendGET("/image", keepAlive: false)
+            let (bytes, end) = await connection.receive(upTo: 100_000)
+            let last = try #require(RawResponse(bytes))
+            #expect(last.headers["connection"] == "close")
+            #expect(last.body == Array(payload(1_000)))
+            #expect(end == .closed, "closed after a request that asked for it")
+            #expect(origin.acceptedConnections == 1)
+        }
+    }
+
     @Test func aMalformedRequestGetsA400AndTheServerGoesOn() async throws {
         try await withOrigin({ _ in .ok(payload(10)) }) { origin in
             let connection = try RawHTTPConnection(port: origin.port)
