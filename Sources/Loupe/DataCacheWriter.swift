@@ -31,6 +31,9 @@ final class DataCacheWriter: Sendable {
         var staged: [String: Staged] = [:]
         var stagedBytes = 0
         var nextGeneration: UInt64 = 0
+        /// Keys removed whose removal has not run yet, by the removal's generation: a write of
+        /// the key queued before the removal may land on disk in between, and must not be read.
+        var removing: [String: UInt64] = [:]
     }
 
     let cache: DiskCache
@@ -51,9 +54,11 @@ final class DataCacheWriter: Sendable {
     /// The entry for `key`, staged or on disk, fresh or not. A disk that fails to read is
     /// logged and counts as a miss.
     func entry(forKey key: String) -> Entry? {
-        if let staged = state.withLock({ $0.staged[key] }) {
+        let (staged, isRemoving) = state.withLock { ($0.staged[key], $0.removing[key] != nil) }
+        if let staged {
             return Entry(data: staged.data, validators: staged.validators, isExpired: staged.expiresAt.map { $0 <= now() } ?? false)
         }
+        guard !isRemoving else { return nil }
         do {
             return try cache.entry(forKey: key).map { Entry(data: $0.data, validators: $0.validators, isExpired: $0.isExpired) }
         } catch {
@@ -64,8 +69,9 @@ final class DataCacheWriter: Sendable {
 
     /// Whether a fresh entry for `key` is staged or on disk, without reading it.
     func containsFreshEntry(forKey key: String) -> Bool {
-        if let staged = state.withLock({ $0.staged[key] }) { return staged.expiresAt.map { $0 > now() } ?? true }
-        return cache.containsFreshEntry(forKey: key)
+        let (staged, isRemoving) = state.withLock { ($0.staged[key], $0.removing[key] != nil) }
+        if let staged { return staged.expiresAt.map { $0 > now() } ?? true }
+        return !isRemoving && cache.containsFreshEntry(forKey: key)
     }
 
     /// Stages `data` for `key` and writes it in the background.
@@ -122,16 +128,24 @@ final class DataCacheWriter: Sendable {
         if isStaged { queue.async(execute: revalidate) } else { revalidate() }
     }
 
-    /// Removes `key`, staged or written, after any write of it still waiting.
+    /// Removes `key`, staged or written, after any write of it still waiting; reads miss it from
+    /// now on (until it is stored again).
     func remove(forKey key: String) {
-        state.withLock { state in
+        let generation = state.withLock { state in
             if let staged = state.staged.removeValue(forKey: key) { state.stagedBytes -= staged.data.count }
+            defer { state.nextGeneration += 1 }
+            state.removing[key] = state.nextGeneration
+            return state.nextGeneration
         }
         queue.async { [self] in
             do {
                 _ = try cache.removeValue(forKey: key)
             } catch {
                 logger.warning("disk cache removal failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+            // A later removal of the key keeps it hidden until that one has run too.
+            state.withLock { state in
+                if state.removing[key] == generation { state.removing[key] = nil }
             }
         }
     }

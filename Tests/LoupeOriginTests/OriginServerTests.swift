@@ -197,6 +197,38 @@ private func withOrigin<T>(
         #expect(throws: POSIXError.self, "the listener is closed") { try RawHTTPConnection(port: origin.port) }
     }
 
+    @Test func headAnd304CarryNoBodyAndTheConnectionGoesOn() async throws {
+        try await withOrigin({ request in
+            request.path == "/same" ? .status(304, headers: [("ETag", "\"1\"")]) : .ok(payload(1_000))
+        }) { origin in
+            // Each bodiless response is complete with its head; a stray body would show up in
+            // front of the next response.
+            let headComplete: @Sendable ([UInt8]) -> Bool = { RawResponse($0) != nil }
+            let connection = try RawHTTPConnection(port: origin.port)
+            await connection.send("HEAD /image HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let head = await connection.receive(upTo: 100_000, until: headComplete)
+            #expect(head.end == .limit, "a complete response, on a connection still open")
+            let headResponse = try #require(RawResponse(head.bytes))
+            #expect(headResponse.statusLine == "HTTP/1.1 200 OK")
+            #expect(headResponse.headers["content-length"] == "1000")
+            #expect(headResponse.body.isEmpty)
+
+            await connection.sendGET("/same")
+            let notModified = try #require(RawResponse(await connection.receive(upTo: 100_000, until: headComplete).bytes))
+            #expect(notModified.statusLine == "HTTP/1.1 304 Not Modified")
+            #expect(notModified.headers["content-length"] == nil && notModified.headers["transfer-encoding"] == nil)
+            #expect(notModified.body.isEmpty)
+
+            await connection.sendGET("/image", keepAlive: false)
+            let (bytes, end) = await connection.receive(upTo: 100_000)
+            let last = try #require(RawResponse(bytes))
+            #expect(last.headers["connection"] == "close")
+            #expect(last.body == Array(payload(1_000)))
+            #expect(end == .closed, "closed after a request that asked for it")
+            #expect(origin.acceptedConnections == 1)
+        }
+    }
+
     @Test func aMalformedRequestGetsA400AndTheServerGoesOn() async throws {
         try await withOrigin({ _ in .ok(payload(10)) }) { origin in
             let connection = try RawHTTPConnection(port: origin.port)

@@ -21,7 +21,7 @@ final class RawHTTPConnection: @unchecked Sendable {
         case reset
         /// Nothing arrived for the receive timeout.
         case timedOut
-        /// The requested number of bytes arrived.
+        /// Enough arrived: the byte limit, or what the caller's completeness check wanted.
         case limit
         /// Another error (`errno`).
         case failed(Int32)
@@ -62,13 +62,14 @@ final class RawHTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// Reads until `limit` bytes arrived or the connection ended.
-    func receive(upTo limit: Int) async -> (bytes: [UInt8], end: End) {
+    /// Reads until `limit` bytes arrived, the connection ended, or what arrived satisfies
+    /// `isComplete` (checked after each read).
+    func receive(upTo limit: Int, until isComplete: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }) async -> (bytes: [UInt8], end: End) {
         await blocking { [fd] in
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             // Bounded: every round either adds bytes (up to `limit`) or ends the loop.
-            while received.count < limit {
+            while received.count < limit, !isComplete(received) {
                 let wanted = min(buffer.count, limit - received.count)
                 let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, wanted, 0) }
                 if count > 0 {

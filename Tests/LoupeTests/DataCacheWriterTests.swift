@@ -44,6 +44,28 @@ import Testing
         #expect(try writer.cache.entry(forKey: "gone") == nil)
     }
 
+    /// A removal waits behind the writes queued before it; meanwhile the written copy must not
+    /// be read (it was, when a write landed between `remove` and its turn on the queue).
+    @Test func aRemovedEntryIsMissedBeforeItsRemovalRuns() async throws {
+        let writer = try makeWriter()
+        writer.store(Data([1]), forKey: "k", expiresAt: nil, validators: DiskCacheValidators())
+        await writer.flush()
+        writer.queue.suspend()
+        writer.remove(forKey: "k")
+        #expect(writer.entry(forKey: "k") == nil)
+        #expect(!writer.containsFreshEntry(forKey: "k"))
+        writer.store(Data([2]), forKey: "k", expiresAt: nil, validators: DiskCacheValidators())
+        #expect(writer.entry(forKey: "k")?.data == Data([2]), "stored again after the removal")
+        writer.queue.resume()
+        await writer.flush()
+        #expect(try writer.cache.entry(forKey: "k")?.data == Data([2]))
+        #expect(writer.entry(forKey: "k")?.data == Data([2]))
+        writer.remove(forKey: "k")
+        await writer.flush()
+        #expect(writer.entry(forKey: "k") == nil)
+        #expect(try writer.cache.entry(forKey: "k") == nil)
+    }
+
     @Test func dataBeyondTheStagingLimitIsNotCached() async throws {
         let writer = try makeWriter(stagingLimit: 2_500)
         writer.queue.suspend() // holds every write back, as a slow disk would
