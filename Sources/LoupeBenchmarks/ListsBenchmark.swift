@@ -116,8 +116,9 @@ enum ListsBenchmark {
                 let prefetcher = ImagePrefetcher(pipeline: pipeline)
                 let urls = (0..<cellCount).map { server.url("posters/\($0).jpg") }
                 let simulation = ScrollSimulation(configuration: .init(cellCount: cellCount, speed: speed))
+                let counts = OriginRequestCounts(server: server)
                 reports.append(await simulation.run(pipeline: pipeline, prefetcher: prefetcher, urls: urls) {
-                    server.requestCount(for: $0.path)
+                    counts.count(for: $0.path)
                 })
             }
             let share = Measurement.median(of: reports.map(\.readyShare))

@@ -14,8 +14,6 @@ package final class NginxServer: Sendable {
     /// Its folder (configuration, logs, root), deleted by `stop()`.
     package let prefix: URL
     private let process: Process
-    /// The access log's size when last read, and since when it has had that size.
-    private let logSize = Locked<(size: Int, since: ContinuousClock.Instant)>((-1, .now))
 
     /// `http://127.0.0.1:<port>`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
@@ -138,21 +136,19 @@ package final class NginxServer: Sendable {
 
     /// The access log once nginx has stopped adding to it: nginx writes a request's line after
     /// the response is sent, so a client that just received its response can read the log
-    /// before the line is there. Returns once the log has not grown for 100 ms (waiting at most
-    /// 5 s); the quiet time counts from when its size was first seen, so reads in a row wait
-    /// only the first time.
+    /// before the line is there. Returns once the log has not grown for 100 ms, counted from this
+    /// call (a line for a request made since an earlier read may still be due), waiting at most
+    /// 5 s. Reading many counts: take one ``OriginRequestCounts`` snapshot.
     private func settledLog() -> String {
         let path = prefix.appendingPathComponent("access.log").path
         func size() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            let current = size()
-            let quietSince = logSize.withLock { seen in
-                if seen.size != current { seen = (current, .now) }
-                return seen.since
-            }
-            guard quietSince.duration(to: .now) < .milliseconds(100), ContinuousClock.now < deadline else { break }
+        var lastSize = size()
+        var quietSince = ContinuousClock.now
+        let deadline = quietSince + .seconds(5)
+        while quietSince.duration(to: .now) < .milliseconds(100), ContinuousClock.now < deadline {
             usleep(10_000)
+            let current = size()
+            if current != lastSize { (lastSize, quietSince) = (current, .now) }
         }
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
