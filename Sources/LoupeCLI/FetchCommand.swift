@@ -106,7 +106,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        let texts = try expandStandardInput(sources)
+        let texts = expandStandardInput(sources)
         guard !texts.isEmpty else { throw ValidationError("standard input held no sources") }
         let allSources = texts.map { FetchSource($0, workingDirectory: workingDirectory) }
 
@@ -156,12 +156,11 @@ struct FetchCommand: AsyncParsableCommand {
             // Every source whose image is now known, up to the first one still loading.
             while nextToReport < allSources.count, let outcome = outcomes[uniqueIndex[nextToReport]] {
                 let source = allSources[nextToReport].text
-                if case .failure = outcome { failures += 1 }
+                let failed = if case .failure = outcome { true } else { false }
+                if failed { failures += 1 }
                 if json {
                     progress.printLine(FetchReport.json(source: source, outcome: outcome))
-                } else if case .failure = outcome {
-                    progress.printLine(FetchReport.text(source: source, outcome: outcome))
-                } else if !quiet {
+                } else if failed || !quiet {
                     progress.printLine(FetchReport.text(source: source, outcome: outcome))
                 }
                 nextToReport += 1
@@ -174,7 +173,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// The sources with each `-` replaced by the lines of standard input (blank lines skipped).
-    private func expandStandardInput(_ sources: [String]) throws -> [String] {
+    private func expandStandardInput(_ sources: [String]) -> [String] {
         guard sources.contains("-") else { return sources }
         let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         let lines = input.split(whereSeparator: \.isNewline)
