@@ -34,13 +34,18 @@ struct Fetcher: Sendable {
             }
             let container = response.container
             let metadata = container.metadata
-            let upright = metadata.orientation.swapsDimensions
+            // Sizes as displayed: a quarter turn (EXIF 5-8) swaps the stored width and height.
+            let turned = metadata.orientation.swapsDimensions
             var image = FetchedImage(
                 format: metadata.format,
-                width: upright ? metadata.height : metadata.width, height: upright ? metadata.width : metadata.height,
+                width: turned ? metadata.height : metadata.width, height: turned ? metadata.width : metadata.height,
                 outputWidth: container.bitmap.width, outputHeight: container.bitmap.height,
                 frames: metadata.frameCount, bytes: data.count, origin: response.origin, duration: .zero)
             let options = self.options
+            guard options.colors != nil || options.placeholder != nil || options.outputDirectory != nil else {
+                image.duration = start.duration(to: .now)
+                return .success(image)
+            }
             let work = try await cpuQueue.run(priority: LoadPriority(.medium)) {
                 try await runOffCooperativePool {
                     try Self.derive(from: container, data: data, options: options, outputStem: outputStem)
