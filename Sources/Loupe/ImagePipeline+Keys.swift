@@ -7,21 +7,41 @@ extension ImagePipeline {
     /// same entries.
     struct ImageKey: Hashable, Sendable, CustomStringConvertible {
         /// The request's custom cache key, else its URL.
-        var dataKey: String
-        var thumbnail: Int?
-        var processorIdentifiers: [String]
+        let dataKey: String
+        let thumbnail: Int?
+        let processorIdentifiers: [String]
+        /// Computed once, with the key: every memory hit hashes its key, and hashing a URL with
+        /// SipHash was most of a lookup. A request keeps its key, so a hit hashes one word.
+        private let hash: Int
 
-        /// The image `request` asks for.
+        /// The image `request` asks for (built when the request's fields were set).
         init(_ request: ImageRequest) {
-            dataKey = request.dataKey
-            thumbnail = request.thumbnail
-            processorIdentifiers = request.processorIdentifiers
+            self = request.imageKey
         }
 
         init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String]) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
             self.processorIdentifiers = processorIdentifiers
+            var hasher = Hasher()
+            hasher.combine(dataKey)
+            hasher.combine(thumbnail)
+            hasher.combine(processorIdentifiers)
+            hash = hasher.finalize()
+        }
+
+        static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
+            lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
+                && lhs.processorIdentifiers == rhs.processorIdentifiers
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        /// The same image with other processors.
+        func with(processorIdentifiers: [String]) -> ImageKey {
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, processorIdentifiers: processorIdentifiers)
         }
 
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
@@ -60,16 +80,13 @@ extension ImagePipeline {
 
         /// The same image without its last processor: the input of the last processor.
         var withoutLastProcessor: StageKey {
-            var image = image
-            image.processorIdentifiers.removeLast()
-            return StageKey(image: image, cachePolicy: cachePolicy, url: url, processors: processors.dropLast())
+            StageKey(image: image.with(processorIdentifiers: image.processorIdentifiers.dropLast()), cachePolicy: cachePolicy,
+                     url: url, processors: processors.dropLast())
         }
 
         /// The decoded image before any processor.
         var decoded: StageKey {
-            var image = image
-            image.processorIdentifiers = []
-            return StageKey(image: image, cachePolicy: cachePolicy, url: url, processors: [])
+            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, url: url, processors: [])
         }
 
         /// The data: no thumbnail, no processors.

@@ -43,9 +43,11 @@ public struct ImageRequest: Sendable {
     }
 
     /// The identity of the data: ``cacheKey``, else the URL's string.
-    var dataKey: String { storage.dataKey }
+    var dataKey: String { storage.imageKey.dataKey }
     /// The processors' identifiers, in order.
-    var processorIdentifiers: [String] { storage.processorIdentifiers }
+    var processorIdentifiers: [String] { storage.imageKey.processorIdentifiers }
+    /// The image this request asks for, as the memory cache and the stages know it.
+    var imageKey: ImagePipeline.ImageKey { storage.imageKey }
 
     // One immutable object behind the value: a request is copied on every memory hit (into the
     // response), and a copy is one reference instead of one per field; the keys derived from
@@ -60,8 +62,7 @@ public struct ImageRequest: Sendable {
         let priority: Priority
         let cachePolicy: CachePolicy
         let cacheKey: String?
-        let dataKey: String
-        let processorIdentifiers: [String]
+        let imageKey: ImagePipeline.ImageKey
 
         init(fields: Fields) {
             url = fields.url
@@ -70,8 +71,9 @@ public struct ImageRequest: Sendable {
             priority = fields.priority
             cachePolicy = fields.cachePolicy
             cacheKey = fields.cacheKey
-            dataKey = fields.cacheKey ?? fields.url.absoluteString
-            processorIdentifiers = fields.processors.map(\.identifier)
+            imageKey = ImagePipeline.ImageKey(
+                dataKey: fields.cacheKey ?? fields.url.absoluteString, thumbnail: fields.thumbnail,
+                processorIdentifiers: fields.processors.map(\.identifier))
         }
 
         var fields: Fields {
