@@ -81,6 +81,10 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // A reduced reproduction of a Swift optimiser bug, in a module of its own so that nothing
+        // else changes how it is compiled (README, "Known toolchain issues"); not a product.
+        .target(name: "LoupeToolchainProbe", swiftSettings: strict),
+
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
         .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
 
@@ -110,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTests",
             dependencies: [
-                "Loupe", "LoupeOrigin", "LoupeTestSupport",
+                "Loupe", "LoupeOrigin", "LoupeTestSupport", "LoupeToolchainProbe",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

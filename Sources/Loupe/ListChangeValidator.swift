@@ -1,10 +1,16 @@
 /// A model of a list view's item counts that applies ``ListChange``s the way UIKit's batch
-/// updates do, and rejects any change that UIKit would reject — above all seed 003's
-/// "invalid number of items in section": items after ≠ items before + inserted − deleted.
+/// updates do, and rejects any change that UIKit would reject — above all "invalid number of
+/// items in section": items after ≠ items before + inserted − deleted.
 ///
 /// For apps' tests: feed it every change a data source publishes, with the item counts the
 /// data source reports after that change, and any mismatch between data and change shows as a
 /// typed ``ListChangeViolation`` instead of a crash on a device.
+///
+/// Given ``SectionedSnapshot``s it also checks what counts alone cannot show: the sections stay
+/// the same, each snapshot settles exactly one section, a settled section never changes again,
+/// the last snapshot is the one with every section settled — and, given what each source
+/// returned, that a section shows its own source's items. Data shown in the wrong section with
+/// counts that happen to add up is caught that way.
 ///
 /// ```swift
 /// var view = ListChangeValidator()
@@ -17,6 +23,9 @@ public struct ListChangeValidator: Sendable {
     public private(set) var itemCounts: [Int]
     /// The version of the last snapshot applied, if any.
     public private(set) var version: Int?
+    /// The last snapshot's section identifiers and which of its sections had settled.
+    private var sectionIDs: [any Hashable & Sendable] = []
+    private var settled: [Bool] = []
 
     /// A list view showing `itemCounts` (none: an empty list, before its first update).
     public init(itemCounts: [Int] = []) {
@@ -24,13 +33,71 @@ public struct ListChangeValidator: Sendable {
     }
 
     /// Applies `snapshot.change` against `snapshot`'s item counts, after checking that the
-    /// snapshot is the one after the last applied (versions one apart).
+    /// snapshot is the one after the last applied (versions one apart) and that it settles the
+    /// way a sectioned load does (see ``ListChangeValidator``).
     public mutating func apply<SectionID, Item>(_ snapshot: SectionedSnapshot<SectionID, Item>) throws(ListChangeViolation) {
+        try apply(snapshot) { _ throws(ListChangeViolation) in }
+    }
+
+    /// Applies `snapshot` as ``apply(_:)`` does, and checks that each section it settles with data
+    /// shows exactly `sourceItems[id]`, the items that section's own source returned (a section
+    /// whose identifier is missing from `sourceItems` is not checked; one that failed while its
+    /// source has items is a violation).
+    public mutating func apply<SectionID, Item: Equatable>(
+        _ snapshot: SectionedSnapshot<SectionID, Item>, sourceItems: [SectionID: [Item]]
+    ) throws(ListChangeViolation) {
+        try apply(snapshot) { newlySettled throws(ListChangeViolation) in
+            for index in newlySettled {
+                let section = snapshot.sections[index]
+                guard let expected = sourceItems[section.id] else { continue }
+                guard case .loaded(let items) = section.state, items == expected else {
+                    throw .itemsFromAnotherSource(section: index, version: snapshot.version)
+                }
+            }
+        }
+    }
+
+    private mutating func apply<SectionID, Item>(
+        _ snapshot: SectionedSnapshot<SectionID, Item>, checkingSettled check: ([Int]) throws(ListChangeViolation) -> Void
+    ) throws(ListChangeViolation) {
         if let version, snapshot.version != version + 1 {
             throw .versionOutOfOrder(expected: version + 1, actual: snapshot.version)
         }
+        let newlySettled = try settledSections(of: snapshot)
+        try check(newlySettled)
         try apply(snapshot.change, resultingItemCounts: snapshot.itemCounts)
         version = snapshot.version
+        sectionIDs = snapshot.sections.map(\.id)
+        settled = snapshot.sections.map(\.isSettled)
+    }
+
+    /// The sections `snapshot` settles, after checking it against the snapshot before.
+    private func settledSections<SectionID, Item>(of snapshot: SectionedSnapshot<SectionID, Item>) throws(ListChangeViolation) -> [Int] {
+        let sections = snapshot.sections
+        if sections.allSatisfy(\.isSettled) != snapshot.isComplete {
+            throw .completionMismatch(version: snapshot.version, isComplete: snapshot.isComplete)
+        }
+        guard version != nil else { return sections.indices.filter { sections[$0].isSettled } }
+        guard sections.count == sectionIDs.count,
+              zip(sections, sectionIDs).allSatisfy({ ($1 as? SectionID) == $0.id })
+        else { throw .sectionsReplaced(version: snapshot.version) }
+        let change = snapshot.change
+        var newlySettled: [Int] = []
+        for index in sections.indices {
+            if settled[index] {
+                let touched = change.reloadedSections.contains(index)
+                    || (change.deletedItems + change.insertedItems + change.reloadedItems).contains { $0.section == index }
+                guard sections[index].isSettled, !touched, sections[index].itemCount == itemCounts[index] else {
+                    throw .settledAgain(section: index, version: snapshot.version)
+                }
+            } else if sections[index].isSettled {
+                newlySettled.append(index)
+            }
+        }
+        guard newlySettled.count == 1 else {
+            throw .settledSectionCount(version: snapshot.version, settled: newlySettled.count)
+        }
+        return newlySettled
     }
 
     /// Applies `change` to the modelled list view, whose data source then reports

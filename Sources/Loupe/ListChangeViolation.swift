@@ -26,6 +26,20 @@ public enum ListChangeViolation: Error, Hashable, CustomStringConvertible {
     case conflict(Operation, ListIndexPath)
     /// A snapshot applied out of turn: not the one after the last applied.
     case versionOutOfOrder(expected: Int, actual: Int)
+    /// A snapshot whose sections are not those of the snapshot before, in the same order (a
+    /// sectioned load never adds, removes or reorders sections).
+    case sectionsReplaced(version: Int)
+    /// A section that had already settled changed again: its source answers once, so new data
+    /// there came from another section's source.
+    case settledAgain(section: Int, version: Int)
+    /// A snapshot after the first that settles no section, or more than one (each settles exactly
+    /// the section whose source just answered).
+    case settledSectionCount(version: Int, settled: Int)
+    /// ``SectionedSnapshot/isComplete`` disagrees with the sections: complete with a section still
+    /// waiting, or not complete with every section settled.
+    case completionMismatch(version: Int, isComplete: Bool)
+    /// A section settled with items other than those its own source returned.
+    case itemsFromAnotherSource(section: Int, version: Int)
 
     public var description: String {
         switch self {
@@ -44,6 +58,16 @@ public enum ListChangeViolation: Error, Hashable, CustomStringConvertible {
             "\(operation.rawValue) \(path): conflicts with a section or item change of the same update"
         case let .versionOutOfOrder(expected, actual):
             "snapshot \(actual) applied where \(expected) was due"
+        case let .sectionsReplaced(version):
+            "snapshot \(version): its sections are not those of the snapshot before"
+        case let .settledAgain(section, version):
+            "snapshot \(version): section \(section) changed after it had settled"
+        case let .settledSectionCount(version, settled):
+            "snapshot \(version) settles \(settled) sections, not 1"
+        case let .completionMismatch(version, isComplete):
+            "snapshot \(version) is marked \(isComplete ? "complete with a section still waiting" : "incomplete with every section settled")"
+        case let .itemsFromAnotherSource(section, version):
+            "snapshot \(version): section \(section) shows items its own source did not return"
         }
     }
 }

@@ -166,7 +166,7 @@ final class OrderedBatchIteration<Input: Sendable, Output: Sendable>: Sendable {
     }
 
     private func runOperation(_ index: Int) async {
-        let result = await OrderedBatch.outcome(of: batch.operation, batch.inputs[index])
+        let result = await Result(awaiting: { try await batch.operation(batch.inputs[index]) })
         let (waiter, item) = state.withLock { state -> (CheckedContinuation<Delivery, Never>?, Item?) in
             state.running -= 1
             state.tasks[index] = nil

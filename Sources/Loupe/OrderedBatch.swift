@@ -132,7 +132,11 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
             func startNext(_ group: inout TaskGroup<(Int, Result<Output, any Error>)>) {
                 guard started < inputs.count, firstFailure == nil || !failingFast else { return }
                 let (index, input, operation) = (started, inputs[started], operation)
-                if group.addTaskUnlessCancelled(operation: { (index, await Self.outcome(of: operation, input)) }) {
+                if group.addTaskUnlessCancelled(operation: {
+                    // Bound before the tuple is built: see `Result(awaiting:)`.
+                    let result = await Result(awaiting: { try await operation(input) })
+                    return (index, result)
+                }) {
                     started += 1
                 }
             }
@@ -151,14 +155,6 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
                 startNext(&group)
             }
             return (results, firstFailure)
-        }
-    }
-
-    static func outcome(of operation: @Sendable (Input) async throws -> Output, _ input: Input) async -> Result<Output, any Error> {
-        do {
-            return .success(try await operation(input))
-        } catch {
-            return .failure(error)
         }
     }
 }

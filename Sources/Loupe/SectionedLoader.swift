@@ -81,11 +81,9 @@ public struct SectionedLoader<SectionID: Hashable & Sendable, Item: Sendable>: S
             await withTaskGroup(of: (Int, Result<[Item], any Error>).self) { group in
                 for (index, section) in sections.enumerated() {
                     group.addTask {
-                        do {
-                            return (index, .success(try await section.load()))
-                        } catch {
-                            return (index, .failure(error))
-                        }
+                        // Bound before the tuple is built: see `Result(awaiting:)`.
+                        let result = await Result(awaiting: section.load)
+                        return (index, result)
                     }
                 }
                 var settled = 0

@@ -10,7 +10,8 @@ import LoupeProcessing
 /// `loupe demo`: the seeds' scenarios against an origin server embedded in the process (on a
 /// free loopback port, with latency), with nothing to install or configure: ten views asking for
 /// one image at once (seed 002), a list scrolled with prefetching (seed 000), a feed processed
-/// into background colours in order (seed 004). Prints what the pipeline did.
+/// into background colours in order (seed 004), a menu whose sections fill in as their requests
+/// answer (seed 003). Prints what the pipeline did.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -123,6 +124,16 @@ struct DemoCommand: AsyncParsableCommand {
         checks.expect(restarted.statistics.diskHits == stored && revisitRequests == revisit.count - stored,
                       "after a restart, \(restarted.statistics.diskHits) of the \(stored) images on disk were served from it")
         reopened.close()
+
+        // Seed 003: a menu in three sections, each from its own request, filling in as they answer.
+        let menu = await ShopMenuDemo(pipeline: ImagePipeline(configuration: Self.configuration(disk: nil)), origin: origin).run()
+        let order = menu.settled.map { "\($0.menu.rawValue) \($0.failed ? "failed" : "loaded") at \(Self.format($0.after))" }
+        print("5. a menu in three sections, each from its own request (seed 003): \(order.joined(separator: ", ")); "
+              + "\(menu.snapshots) snapshots, items per section \(menu.finalCounts), "
+              + (menu.violation.map { "list view rejected: \($0)" } ?? "every change valid, each section with its own dishes"))
+        checks.expect(menu.violation == nil, "the sectioned menu: \(menu.violation.map(String.init(describing:)) ?? "")")
+        checks.expect(menu.settled.map(\.menu) == [.soup, .side, .main] && menu.finalCounts == [3, 2, 0],
+                      "the sectioned menu settled as \(order) with \(menu.finalCounts) items, not soup, side, main with [3, 2, 0]")
 
         print("""
 

@@ -101,6 +101,48 @@ import Testing
         #expect(view.itemCounts == last.itemCounts)
     }
 
+    /// The shop's three sections settling out of order — soup, then side (failing), then main —
+    /// through the public API from this module, as an app calls it: each snapshot settles the
+    /// section whose source answered, with that source's own items. In release builds of Swift
+    /// 6.3.1 the loader's first shape put every section's data in section 0 (README, "Known
+    /// toolchain issues"); the counts could still add up, so identities and items are checked.
+    @Test func eachSnapshotSettlesTheSectionWhoseSourceAnsweredWithItsOwnItems() async throws {
+        let sourceItems: [Menu: [String]] = [.main: ["bibimbap", "bulgogi", "japchae"], .soup: ["doenjang", "miyeok"]]
+        let gates = [Menu.main: Gate(), .soup: Gate(), .side: Gate()]
+        let loader = SectionedLoader<Menu, String>([(Menu.main, 4), (.soup, 2), (.side, 6)].map { menu, placeholders in
+            .init(menu, placeholderCount: placeholders) {
+                try await gates[menu]?.wait()
+                guard let items = sourceItems[menu] else { throw SourceFailed() }
+                return items
+            }
+        })
+        var view = ListChangeValidator()
+        var iterator = loader.snapshots().makeAsyncIterator()
+        try view.apply(try #require(await iterator.next()), sourceItems: sourceItems)
+
+        var settledSoFar: [Menu] = []
+        for (menu, counts) in [(Menu.soup, [4, 2, 6]), (.side, [4, 2, 0]), (.main, [3, 2, 0])] {
+            gates[menu]?.open()
+            let snapshot = try #require(await iterator.next())
+            try view.apply(snapshot, sourceItems: sourceItems)
+            settledSoFar.append(menu)
+            #expect(snapshot.sections.map(\.id) == [.main, .soup, .side])
+            #expect(snapshot.sections.filter(\.isSettled).map(\.id) == [Menu.main, .soup, .side].filter(settledSoFar.contains))
+            #expect(snapshot.itemCounts == counts)
+            if let items = sourceItems[menu] {
+                #expect(snapshot[menu]?.items == items)
+            } else {
+                guard case .failed(let error) = snapshot[menu]?.state else {
+                    Issue.record("the \(menu) section should have failed")
+                    continue
+                }
+                #expect(error is SourceFailed)
+            }
+            #expect(snapshot.isComplete == (settledSoFar.count == 3))
+        }
+        #expect(await iterator.next() == nil)
+    }
+
     @Test func aSlowSectionNeverHoldsBackTheOthers() async throws {
         let slow = Gate()
         let loader = SectionedLoader<Int, Int>((0..<5).map { index in
@@ -212,5 +254,39 @@ import Testing
         #expect(view.itemCounts == [1, 0, 6])
         #expect(ListChangeViolation.itemCountMismatch(section: 1, before: 3, inserted: 0, deleted: 0, after: 2).description
             == "invalid number of items in section 1: 2 after the update, 3 before, 0 inserted, 0 deleted")
+    }
+
+    /// What seed 003's data in the wrong section looks like: counts that add up, but a section
+    /// settling twice, a snapshot settling nothing, completion claimed early, items from another
+    /// section's source. Built by hand, as the miscompiled loader produced them.
+    @Test func theValidatorCatchesDataInTheWrongSection() throws {
+        typealias Snapshot = SectionedSnapshot<Menu, String>
+        let start = Snapshot(
+            version: 0, sections: [.init(id: .main, state: .placeholders(count: 4)), .init(id: .soup, state: .placeholders(count: 2))],
+            change: ListChange(insertedSections: [0, 1]), isComplete: false)
+        // The soup's two items arrive as section main.
+        let soupAsMain = start.settling(section: 0, with: .success(["doenjang", "miyeok"]), isComplete: false)
+        var view = ListChangeValidator()
+        try view.apply(start)
+        #expect(throws: ListChangeViolation.itemsFromAnotherSource(section: 0, version: 1)) {
+            try view.apply(soupAsMain, sourceItems: [.main: ["bibimbap"], .soup: ["doenjang", "miyeok"]])
+        }
+        #expect(view.version == 0 && view.itemCounts == [4, 2], "a rejected snapshot leaves the model as it was")
+        // Without the sources' items, the second arrival in the same section gives it away.
+        try view.apply(soupAsMain)
+        let mainAgain = soupAsMain.settling(section: 0, with: .success(["bibimbap"]), isComplete: true)
+        #expect(throws: ListChangeViolation.completionMismatch(version: 2, isComplete: true)) { try view.apply(mainAgain) }
+        let mainAgainIncomplete = soupAsMain.settling(section: 0, with: .success(["bibimbap"]), isComplete: false)
+        #expect(throws: ListChangeViolation.settledAgain(section: 0, version: 2)) { try view.apply(mainAgainIncomplete) }
+        // A snapshot that settles nothing, and one whose sections were swapped.
+        let nothing = Snapshot(version: 2, sections: soupAsMain.sections, change: ListChange(), isComplete: false)
+        #expect(throws: ListChangeViolation.settledSectionCount(version: 2, settled: 0)) { try view.apply(nothing) }
+        let swapped = Snapshot(version: 2, sections: soupAsMain.sections.reversed(), change: ListChange(), isComplete: false)
+        #expect(throws: ListChangeViolation.sectionsReplaced(version: 2)) { try view.apply(swapped) }
+        // The right next snapshot still applies.
+        try view.apply(soupAsMain.settling(section: 1, with: .failure(SourceFailed()), isComplete: true))
+        #expect(view.itemCounts == [2, 0] && view.version == 2)
+        #expect(ListChangeViolation.settledAgain(section: 0, version: 2).description
+            == "snapshot 2: section 0 changed after it had settled")
     }
 }
