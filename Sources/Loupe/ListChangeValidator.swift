@@ -87,7 +87,9 @@ public struct ListChangeValidator: Sendable {
             if settled[index] {
                 let touched = change.reloadedSections.contains(index)
                     || (change.deletedItems + change.insertedItems + change.reloadedItems).contains { $0.section == index }
-                guard sections[index].isSettled, !touched, sections[index].itemCount == itemCounts[index] else {
+                // The model's counts can have been changed apart from snapshots (`apply(_:resultingItemCounts:)`).
+                let shown = itemCounts.indices.contains(index) ? itemCounts[index] : nil
+                guard sections[index].isSettled, !touched, sections[index].itemCount == shown else {
                     throw .settledAgain(section: index, version: snapshot.version)
                 }
             } else if sections[index].isSettled {
