@@ -35,9 +35,11 @@ public final class ImageServer: Sendable {
     /// Serves until a shutdown signal (or ``shutDown()``) and the drain after it; calls
     /// `onStarted` with the bound port once listening.
     public func run(onStarted: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let responder = ServiceResponder(service: service, state: state, accessLog: accessLog)
+        let connections = ClientConnections()
+        let responder = ServiceResponder(service: service, state: state, accessLog: accessLog, connections: connections)
         let app = Application(
             responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.makeWatcher()])),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "loupe", reuseAddress: true),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -38,6 +38,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     static let notFound = ServiceError(404, "notFound", "no such endpoint")
     static let queueFull = ServiceError(429, "queueFull", "too many requests are waiting; retry later", retryAfter: 1)
     static let timedOut = ServiceError(504, "timeout", "the request did not finish within its deadline")
+    /// The client closed the connection before the answer (logged; nobody reads the body).
+    static let clientGone = ServiceError(499, "clientClosedRequest", "the client closed the connection")
     static let shuttingDown = ServiceError(503, "shuttingDown", "the server is shutting down")
 
     /// The service's answer for a failure of the pipeline (or the encoder after it).

@@ -8,11 +8,12 @@ import NIOCore
 /// Answers every HTTP request: the image URLs, `/info`, `/batch`, `/health` and `/metrics`.
 /// Every failure becomes a JSON error with its status; nothing escapes as a 500.
 struct ServiceResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServiceRequestContext
 
     let service: ImageService
     let state: ServerState
     let accessLog: Logger?
+    let connections: ClientConnections
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
@@ -22,7 +23,7 @@ struct ServiceResponder: HTTPResponder {
         defer { service.metrics.inFlight.decrement() }
         var response: Response
         do {
-            response = try await route(request, path: path)
+            response = try await route(request, path: path, connection: connections.connection(for: context.channel))
         } catch {
             response = Self.errorResponse(ServiceError.from(error))
         }
@@ -40,7 +41,7 @@ struct ServiceResponder: HTTPResponder {
         return response
     }
 
-    private func route(_ request: Request, path: String) async throws -> Response {
+    private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
         case (.get, "/health"), (.head, "/health"):
             return state.isDraining
@@ -55,9 +56,9 @@ struct ServiceResponder: HTTPResponder {
             return try await batch(request)
         case (.get, _), (.head, _):
             if path.hasPrefix("/info/") {
-                return try await info(request, path: String(path.dropFirst("/info".count)))
+                return try await info(request, path: String(path.dropFirst("/info".count)), connection: connection)
             }
-            return try await image(request, path: path)
+            return try await image(request, path: path, connection: connection)
         default:
             throw ServiceError(405, "methodNotAllowed", "method \(request.method.rawValue) is not allowed here")
         }
@@ -65,7 +66,7 @@ struct ServiceResponder: HTTPResponder {
 
     // MARK: - Images
 
-    private func image(_ request: Request, path: String) async throws -> Response {
+    private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
         // A conditional request for a result on disk costs a lookup, no admission.
@@ -76,9 +77,9 @@ struct ServiceResponder: HTTPResponder {
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service
-        // The work stops at the request's deadline; this request's share of work shared with
-        // others is released then (the others keep it going).
-        let result = try await withDeadline(timeout) { try await service.result(for: plan).result }
+        // The work stops at the request's deadline or when the client goes away; this
+        // request's share of work shared with others is released then (the others keep it going).
+        let result = try await withDeadline(timeout, connection: connection) { try await service.result(for: plan).result }
         if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
             return notModified(result, plan: plan)
         }
@@ -103,13 +104,13 @@ struct ServiceResponder: HTTPResponder {
 
     // MARK: - Info
 
-    private func info(_ request: Request, path: String) async throws -> Response {
+    private func info(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let plan = try service.plan(path: path, accept: nil)
         guard service.gate.enter() else { throw ServiceError.queueFull }
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service
-        let report = try await withDeadline(timeout) { try await service.info(for: plan.url) }
+        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
@@ -186,13 +187,22 @@ struct ServiceResponder: HTTPResponder {
     }
 }
 
-/// Runs `body`, or throws the service's 504 after `timeout` (cancelling `body`).
-func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+/// Runs `body`, or throws the service's 504 after `timeout`, or cancels it when `connection`'s
+/// client goes away.
+func withDeadline<T: Sendable>(
+    _ timeout: Duration, connection: ClientConnection? = nil, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
             throw ServiceError.timedOut
+        }
+        if let connection {
+            group.addTask {
+                await connection.waitUntilClosed()
+                throw ServiceError.clientGone
+            }
         }
         defer { group.cancelAll() }
         guard let first = try await group.next() else { throw ServiceError.timedOut }

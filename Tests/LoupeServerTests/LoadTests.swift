@@ -86,3 +86,43 @@ import Testing
         }
     }
 }
+
+/// A client that goes away cancels its share of the work.
+@Suite struct DisconnectTests {
+    /// The only client of a slow download disconnects: the server's request ends (as 499 in
+    /// its metrics), and since the download was that client's alone, it is cancelled — the
+    /// server's HTTP client closes its connection to the origin mid-body, which a completed
+    /// download would have kept open for reuse.
+    @Test func disconnectCancelsTheDownload() async throws {
+        let photo = try TestImage.jpeg(width: 64, height: 64, seed: 15)
+        try await OriginServer.run(handler: { request in
+            if request.path == "/drip.jpg" {
+                // A minute of body, a few bytes at a time.
+                return OriginResponse(status: 200, headers: [("Content-Type", "image/jpeg")], body: photo,
+                                      fault: .drip(chunkBytes: max(1, photo.count / 300), interval: .milliseconds(200)))
+            }
+            return .ok(photo)
+        }) { origin in
+            var settings = testSettings()
+            // Only the disconnect may end it within the test.
+            settings.requestTimeout = .seconds(300)
+            try await RunningServer.with(settings) { server in
+                let client = Task { try await server.request(insecurePath("w:10", origin.url("/drip.jpg").absoluteString)) }
+                #expect(await eventually { origin.requestCount(for: "/drip.jpg") == 1 && origin.openConnections == 1 })
+                client.cancel()
+                // The request ended as "client closed request" (logged as 499; nobody reads it).
+                var metrics = ""
+                for _ in 0..<100 {
+                    metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
+                    if metrics.contains(#"loupe_http_requests_total{status="499"} 1"#) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(metrics.contains(#"loupe_http_requests_total{status="499"} 1"#))
+                #expect(await eventually(timeout: .seconds(20)) { origin.openConnections == 0 })
+                // Served as usual afterwards.
+                let after = try await server.request(insecurePath("w:10", origin.url("/fine.jpg").absoluteString))
+                #expect(after.status == 200)
+            }
+        }
+    }
+}
