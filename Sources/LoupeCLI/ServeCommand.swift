@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import LoupeOrigin
 import LoupeServer
 
 /// `loupe serve`: the image service — imgproxy-compatible URLs over HTTP on the pipeline.
@@ -38,6 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated IP addresses allowed despite the private-network guard.") var permitAddresses: String?
     @Option(help: "Bearer token for POST /batch.") var batchToken: String?
     @Flag(help: "No access log on standard error.") var quiet = false
+    @Flag(help: "Development: serve unsigned URLs and sample photos from an origin on 127.0.0.1, and print an example URL.")
+    var dev = false
 
     func run() async throws {
         var flags: [String: String] = [:]
@@ -53,13 +56,41 @@ struct ServeCommand: AsyncParsableCommand {
         if allowUnsigned { flags["allow-unsigned"] = "true" }
         if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
 
-        let settings: ServerSettings
+        var settings: ServerSettings
         do {
             settings = try ServerSettings(flags: flags, environment: ProcessInfo.processInfo.environment)
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)
         }
+        guard dev else {
+            try await serve(settings) { _ in }
+            return
+        }
+        guard settings.keys.isEmpty else {
+            StandardError.writeLine("loupe serve: --dev serves unsigned URLs and cannot be combined with --key")
+            throw ExitCode(2)
+        }
+        // The sample origin of `loupe demo` (generated photos) on 127.0.0.1, let through the
+        // private-network guard, which stays on for everything else.
+        settings.allowsUnsigned = true
+        settings.addressPolicy.permittedAddresses.insert("127.0.0.1")
+        let images = DemoImages()
+        try await OriginServer.run(handler: { request in await images.response(for: request.path, latency: .zero) }) { origin in
+            let configured = settings
+            try await serve(settings) { port in
+                let source = origin.url("/photos/sunset.jpg").absoluteString
+                StandardOutput.writeLine("""
+                    development server: unsigned URLs, sample photos from \(origin.baseURL.absoluteString); try
+                      http://\(configured.host):\(port)/insecure/rs:fill:300:300/g:ce/q:80/plain/\(source)@webp
+                      http://\(configured.host):\(port)/info/insecure/plain/\(source)
+                    """)
+            }
+        }
+    }
+
+    /// Runs the server until it is told to stop; `started` is called with the port.
+    private func serve(_ settings: ServerSettings, started: @escaping @Sendable (Int) -> Void) async throws {
         let logger = Logger(label: "loupe.serve") { JSONLogHandler(label: $0) }
         let server: ImageServer
         do {
@@ -71,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await server.run { port in
                 StandardOutput.writeLine("loupe serve: listening on http://\(settings.host):\(port)")
+                started(port)
             }
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
