@@ -134,13 +134,18 @@ final class ImageService: Sendable {
         if let load = timings.dataLoad { metrics.stageDuration("download", load) }
         if let decode = timings.decode { metrics.stageDuration("decode", decode) }
         if let processing = timings.processing { metrics.stageDuration("process", processing) }
+        // What the pipeline's time does not spend in a stage it spent waiting for a slot
+        // (network, decode or processing); the encoder's wait is added below.
+        let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
+        var waited = timings.total > working ? timings.total - working : .zero
         let sourceFormat = response.container.metadata.format
         let format = plan.format ?? (sourceFormat == .gif ? .png : sourceFormat)
         let decoded = response.bitmap
         let quality = plan.options.quality ?? settings.defaultQuality
-        let encodeStart = ContinuousClock.now
-        let result = try await encodingQueue.run(priority: LoadPriority(.medium)) {
-            try await runOffCooperativePool {
+        let encodeQueued = ContinuousClock.now
+        let (result, encodeStart) = try await encodingQueue.run(priority: LoadPriority(.medium)) {
+            let encodeStart = ContinuousClock.now
+            return try await runOffCooperativePool {
                 var bitmap = decoded
                 if format == .jpeg, plan.options.background == nil, bitmap.hasTransparency {
                     // JPEG has no alpha: flatten onto white rather than leave what lies under
@@ -153,10 +158,12 @@ final class ImageService: Sendable {
                 case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
                 default: encoded = try ImageEncoder().encode(bitmap, as: .png)
                 }
-                return EncodedResult(data: encoded, format: format)
+                return (EncodedResult(data: encoded, format: format), encodeStart)
             }
         }
         metrics.record(stage: "encode", since: encodeStart)
+        waited += encodeQueued.duration(to: encodeStart)
+        metrics.stageDuration("queue", waited)
         results?.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
         return result
     }

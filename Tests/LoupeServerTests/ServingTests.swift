@@ -177,7 +177,10 @@ import Testing
                 let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
                 #expect(metrics.contains(#"loupe_http_requests_total{status="200"}"#))
                 #expect(metrics.contains(#"loupe_http_requests_total{status="400"} 1"#))
-                #expect(metrics.contains(#"loupe_stage_duration_seconds_bucket{stage="decode""#))
+                for stage in ["queue", "download", "decode", "encode", "total"] {
+                    #expect(metrics.contains(#"loupe_stage_duration_seconds_count{stage="\#(stage)"} "#), "\(stage)")
+                    #expect(!metrics.contains(#"loupe_stage_duration_seconds_count{stage="\#(stage)"} 0"#), "\(stage)")
+                }
                 #expect(metrics.contains("loupe_pipeline_downloads 1"))
             }
         }
