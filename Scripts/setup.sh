@@ -12,6 +12,7 @@ packages=(
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
   wrk                                                     # load generator of Scripts/bench-serve.sh
+  curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
 )
 
 missing=()

@@ -83,6 +83,13 @@ import Testing
         #expect(!signer.isValid(signature: "", for: path))
     }
 
+    /// The README's signing example (Swift, Python and `openssl dgst` print the same).
+    @Test func readmeSigningExample() {
+        let signer = URLSigner(pairs: [.init(key: Data("secret".utf8), salt: Data("hello".utf8))])
+        let path = "/rs:fit:512:512/q:80/plain/https://example.com/photo.jpg@webp"
+        #expect(signer.signature(for: path) == "mVvRDtFFx-YuJ1J-z7NNWKHqJifSg0YocWf9n0xExy8")
+    }
+
     @Test func severalKeyPairsAreAccepted() {
         let old = URLSigner.KeyPair(key: Data([1, 2, 3]), salt: Data([4, 5]))
         let new = URLSigner.KeyPair(key: Data([9, 9]), salt: Data([8]))
