@@ -21,7 +21,8 @@ cores=$(nproc)
 work="$(mktemp -d /tmp/loupe-bench-serve-XXXXXX)"
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # thumbor's forked workers first: they outlive their parent otherwise.
+  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -141,7 +142,7 @@ run() {
   [ -z "$non2xx" ] || echo "warning: $server $kind: $non2xx non-2xx answers" >&2
   awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" 'function ms(x) {
       if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
-    BEGIN { printf "%s %.1f %.1f %.1f\n", r, ms(p50), ms(p99), n > 0 ? c / t * 1000 / n : 0 }'
+    BEGIN { printf "%s %.1f %.1f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0) }'
 }
 
 echo "== measuring: $duration s per run, $connections connections, A B A B" >&2

@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated source URL prefixes; none allows every http(s) URL.") var allowedSources: String?
     @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
     @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
-    @Option(help: "Memory cache limit in MB of pixels (default 256).") var memoryLimit: String?
+    @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
     @Option(help: "Largest source in MB (default 50).") var maxSourceSize: String?
     @Option(help: "Largest source in megapixels, checked from its header (default 50).") var maxSourcePixels: String?
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?

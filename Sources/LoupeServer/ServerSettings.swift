@@ -18,8 +18,11 @@ public struct ServerSettings: Sendable {
     public var cacheDirectory: URL?
     /// Disk cache limit in bytes, for source data and results each.
     public var diskLimit = 1 << 30
-    /// Memory cache limit in bytes of decoded pixels.
-    public var memoryLimit = 256 << 20
+    /// Memory cache limit in bytes of decoded pixels. Small by default: results are kept
+    /// encoded in the result cache, and decoded pixels of distinct sources kept here would be
+    /// most of the server's memory (a 256 MB cache took its peak RSS from 68 to 387 MB in
+    /// Scripts/bench-serve.sh) for few hits.
+    public var memoryLimit = 32 << 20
     /// Largest source accepted, in bytes.
     public var maximumSourceBytes = 50 << 20
     /// Largest source accepted, in pixels (checked from the header, before decoding).
@@ -66,7 +69,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "allowed-sources", help: "comma-separated source URL prefixes; none allows every http(s) URL"),
         Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
         Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
-        Setting(flag: "memory-limit", help: "memory cache limit in MB of pixels (default 256)"),
+        Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
         Setting(flag: "max-source-size", help: "largest source in MB (default 50)"),
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
