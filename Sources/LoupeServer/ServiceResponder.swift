@@ -36,7 +36,8 @@ struct ServiceResponder: HTTPResponder {
         accessLog?.info("request", metadata: [
             "method": "\(request.method.rawValue)", "path": "\(path)", "status": .stringConvertible(response.status.code),
             "ms": .stringConvertible(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000),
-            "bytes": .stringConvertible(response.headers[.contentLength].flatMap { Int($0) } ?? 0),
+            // The body's own length: error bodies carry no Content-Length header here.
+            "bytes": .stringConvertible(response.body.contentLength ?? 0),
         ])
         return response
     }

@@ -15,14 +15,14 @@ struct RunningServer: Sendable {
     /// Starts a server with `settings` (host and port are set here), runs `body`, then shuts it
     /// down gracefully and waits for it to end.
     static func with<T: Sendable>(
-        _ settings: ServerSettings, _ body: (RunningServer) async throws -> T
+        _ settings: ServerSettings, accessLog: Logger? = nil, _ body: (RunningServer) async throws -> T
     ) async throws -> T {
         var settings = settings
         settings.host = "127.0.0.1"
         settings.port = 0
         var logger = Logger(label: "loupe.serve.test")
         logger.logLevel = .error
-        let server = try ImageServer(settings: settings, logger: logger)
+        let server = try ImageServer(settings: settings, logger: logger, accessLog: accessLog)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let running = Task {
             try await server.run { port in
