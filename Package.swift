@@ -23,6 +23,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
@@ -88,11 +94,27 @@ let package = Package(
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
         .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
 
+        // The HTTP image service (`loupe serve`): imgproxy-compatible URLs on top of the pipeline.
+        .target(
+            name: "LoupeServer",
+            dependencies: [
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // Tools.
         .executableTarget(
             name: "LoupeCLI",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -122,6 +144,17 @@ let package = Package(
         .testTarget(
             name: "LoupeOriginTests",
             dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],
+            swiftSettings: strict),
+        // The image service over real HTTP: a real server on loopback, real origins.
+        .testTarget(
+            name: "LoupeServerTests",
+            dependencies: [
+                "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
         .testTarget(

@@ -11,6 +11,8 @@ packages=(
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
+  wrk                                                     # load generator of Scripts/bench-serve.sh
+  curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
 )
 
 missing=()

@@ -29,6 +29,7 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
             case .tooManyRedirects: "redirects"
             case .network, .invalidResponse: "network"
             case .file: "file"
+            case .forbiddenAddress: "forbiddenAddress"
             case nil: "dataLoading"
             }
         case .notCached: "notCached"

@@ -78,6 +78,7 @@ struct FetchFailure: Error, Sendable, Equatable {
         // A redirect loop or a broken answer: the exchange failed, there is no status to report.
         case .tooManyRedirects, .network, .invalidResponse: self.init(kind: .network, message: message)
         case .file: self.init(kind: .io, message: message)
+        case .forbiddenAddress: self.init(kind: .invalidSource, message: message)
         }
     }
 

@@ -17,7 +17,7 @@ struct LoupeCommand: AsyncParsableCommand {
             origin, or `loupe fetch --thumbnail 256 --colors --json <url|file>...`.
             """,
         version: "loupe 0.2.0",
-        subcommands: [FetchCommand.self, DemoCommand.self, CacheCommand.self])
+        subcommands: [FetchCommand.self, DemoCommand.self, CacheCommand.self, ServeCommand.self])
 
     static func main() async {
         do {

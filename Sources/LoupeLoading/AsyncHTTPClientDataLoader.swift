@@ -11,11 +11,15 @@ import NIOHTTP1
 public final class AsyncHTTPClientDataLoader: DataLoading {
     /// The checks applied to every load.
     public let limits: HTTPLoadingLimits
+    /// The addresses connections may go to (checked on every connection, redirects included).
+    public let addressPolicy: NetworkAddressPolicy
     private let client: HTTPClient
 
-    /// Creates a loader with its own connection pool on NIO's shared event loops.
-    public init(limits: HTTPLoadingLimits = HTTPLoadingLimits()) {
+    /// Creates a loader with its own connection pool on NIO's shared event loops; connections
+    /// go only to addresses `addressPolicy` allows (by default, any).
+    public init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted) {
         self.limits = limits
+        self.addressPolicy = addressPolicy
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: max(0, limits.maximumRedirects), allowCycles: false),
             timeout: .init(connect: TimeAmount(limits.connectTimeout)))
@@ -25,6 +29,24 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         // timeout 10 s later. Refused is an answer: it fails now, and RetryingDataLoader decides
         // about retrying, with its bounded, jittered policy.
         configuration.connectionPool.retryConnectionEstablishment = false
+        if addressPolicy != .unrestricted {
+            // The SSRF guard at connect time: AsyncHTTPClient calls these with each new
+            // connection's channel, after the connect (and TLS) and before any request is
+            // written on it; a failed future fails the connection. The peer is the address
+            // actually connected to, after whatever DNS answered at that moment, so DNS
+            // rebinding and redirects to private hosts are caught on every hop.
+            let check: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+                guard let peer = channel.remoteAddress else {
+                    return channel.eventLoop.makeFailedFuture(ForbiddenAddress(address: "unknown"))
+                }
+                guard addressPolicy.allows(peer) else {
+                    return channel.eventLoop.makeFailedFuture(ForbiddenAddress(address: peer.ipAddress ?? "\(peer)"))
+                }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            configuration.http1_1ConnectionDebugInitializer = check
+            configuration.http2ConnectionDebugInitializer = check
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -38,7 +60,13 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw DataLoadingError.unsupportedScheme(request.url.scheme ?? "")
         }
-        guard request.url.host != nil else { throw DataLoadingError.invalidURL(request.url.absoluteString) }
+        guard let host = request.url.host else { throw DataLoadingError.invalidURL(request.url.absoluteString) }
+        // The guard before connecting: every address the name resolves to now must be allowed.
+        // Connections are checked again when made (see init), for redirects and for a name that
+        // resolves differently by then.
+        if addressPolicy != .unrestricted, let refused = await addressPolicy.refusedAddress(resolving: host) {
+            throw DataLoadingError.forbiddenAddress(refused)
+        }
 
         return try await withTotalTimeout(limits.totalTimeout) { [self] in
             try await load(request, progress: progress)
@@ -89,6 +117,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
 
     /// Maps AsyncHTTPClient's and NIO's errors onto ``DataLoadingError``.
     private func translate(_ error: any Error) -> any Error {
+        if let error = error as? ForbiddenAddress { return DataLoadingError.forbiddenAddress(error.address) }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled: return CancellationError()
@@ -113,6 +142,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         // NIO's connection errors (refused, reset, unreachable) and anything else from below.
         return DataLoadingError.network(String(describing: error))
     }
+}
+
+/// The connect-time guard's refusal, carried through AsyncHTTPClient's connection pool.
+struct ForbiddenAddress: Error {
+    let address: String
 }
 
 extension TimeAmount {

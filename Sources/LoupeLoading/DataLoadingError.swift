@@ -20,6 +20,9 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
     case invalidResponse(String)
     /// A local file could not be read.
     case file(path: String, reason: String)
+    /// The host resolved to an address the loader's ``NetworkAddressPolicy`` refuses (a
+    /// private, loopback or link-local address: the SSRF guard).
+    case forbiddenAddress(String)
 
     /// Which limit a timeout hit.
     public enum TimeoutStage: String, Sendable, Equatable {
@@ -48,6 +51,7 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
         case .network(let reason): "network error: \(reason)"
         case .invalidResponse(let reason): "invalid response: \(reason)"
         case .file(let path, let reason): "cannot read \(path): \(reason)"
+        case .forbiddenAddress(let address): "connecting to \(address) is not allowed (not a public address)"
         }
     }
 }

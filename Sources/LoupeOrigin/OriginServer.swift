@@ -30,19 +30,21 @@ package final class OriginServer: Sendable {
 
     /// The loopback port it listens on.
     package let port: Int
+    /// The loopback address it listens on (127.0.0.1 unless started on another).
+    package let host: String
     private let listener: any Channel
     private let acceptLoop: Task<Void, Never>
     private let registry: OriginRegistry
 
-    /// Starts on 127.0.0.1 with a free port (bound to port 0: no race with other servers);
-    /// `handler` answers every request.
-    package static func start(handler: @escaping Handler) async throws -> OriginServer {
+    /// Starts on `host` (a loopback address, 127.0.0.1 by default) with a free port (bound to
+    /// port 0: no race with other servers); `handler` answers every request.
+    package static func start(host: String = "127.0.0.1", handler: @escaping Handler) async throws -> OriginServer {
         let registry = OriginRegistry()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
+            .bind(host: host, port: 0) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
@@ -69,15 +71,15 @@ package final class OriginServer: Sendable {
                 }
             }
         }
-        return OriginServer(port: port, listener: server.channel, acceptLoop: acceptLoop, registry: registry)
+        return OriginServer(host: host, port: port, listener: server.channel, acceptLoop: acceptLoop, registry: registry)
     }
 
     /// Starts a server, runs `body` with it, and stops it whatever `body` does: for tests and
     /// anything else whose use of the origin has a scope.
     package static func run<Result>(
-        handler: @escaping Handler, _ body: (OriginServer) async throws -> Result
+        host: String = "127.0.0.1", handler: @escaping Handler, _ body: (OriginServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await start(handler: handler)
+        let server = try await start(host: host, handler: handler)
         do {
             let result = try await body(server)
             await server.stop()
@@ -88,7 +90,8 @@ package final class OriginServer: Sendable {
         }
     }
 
-    private init(port: Int, listener: any Channel, acceptLoop: Task<Void, Never>, registry: OriginRegistry) {
+    private init(host: String, port: Int, listener: any Channel, acceptLoop: Task<Void, Never>, registry: OriginRegistry) {
+        self.host = host
         self.port = port
         self.listener = listener
         self.acceptLoop = acceptLoop
@@ -102,13 +105,13 @@ package final class OriginServer: Sendable {
         for channel in registry.stop() { channel.close(promise: nil) }
     }
 
-    /// `http://127.0.0.1:<port>`.
-    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+    /// `http://<host>:<port>`.
+    package var baseURL: URL { URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/") }
 
     /// The URL of `path` (with or without its leading `/`, with or without a query) on this server.
     package func url(_ path: String) -> URL {
         let target = path.hasPrefix("/") ? path : "/" + path
-        return URL(string: "http://127.0.0.1:\(port)\(target)") ?? baseURL.appendingPathComponent(path)
+        return URL(string: "http://\(host):\(port)\(target)") ?? baseURL.appendingPathComponent(path)
     }
 
     /// How many requests for `path` (query excluded; with or without its leading `/`) arrived.

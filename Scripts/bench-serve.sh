@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# `loupe serve` beside thumbor 7.8 (PyPI) on this machine, in one run: wrk (Debian) sends the
+# same operation to both — fit within 512x512, JPEG quality 80 — for ~2-megapixel photos served
+# by nginx on loopback. Two workloads:
+#   cold: every URL distinct (no cache can help: each request downloads, decodes, resizes, encodes);
+#   warm: a repeated set of 16 URLs (loupe's result cache, thumbor's file result storage).
+# Prints req/s, p50 / p99 latency, CPU per request and peak RSS side by side, with the ratio.
+#   Scripts/bench-serve.sh [seconds per run] [connections]     (default 15 s, 4 connections)
+# thumbor runs as many processes as cores; loupe serve with its defaults (workers = cores).
+# Everything listens on 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-15}"
+connections="${2:-4}"
+source Scripts/setup.sh
+bash Scripts/fetch-corpus.sh >/dev/null
+echo "== building loupe (release)" >&2
+swift build -c release --product loupe >&2
+cores=$(nproc)
+
+work="$(mktemp -d /tmp/loupe-bench-serve-XXXXXX)"
+pids=()
+cleanup() {
+  # thumbor's forked workers first: they outlive their parent otherwise.
+  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== thumbor 7.8 venv" >&2
+if [ ! -x .venv-thumbor/bin/thumbor ]; then
+  python3 -m venv .venv-thumbor
+  .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
+fi
+
+# ~2-megapixel JPEG photos, upscaled from the corpus's colour photographs.
+mkdir -p "$work/root" "$work/tmp"
+for name in astronaut chelsea coffee motorcycle_left rocket; do
+  source_file=$(ls Corpus/skimage/$name.* | head -1)
+  width=$(vipsheader -f width "$source_file")
+  height=$(vipsheader -f height "$source_file")
+  scale=$(awk -v w="$width" -v h="$height" 'BEGIN { printf "%.4f", sqrt(2000000 / (w * h)) }')
+  vips resize "$source_file" "$work/root/$name.jpg[Q=90]" "$scale"
+done
+photos=(astronaut chelsea coffee motorcycle_left rocket)
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 1 600); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; return 1; }
+
+# nginx: /p/<anything>/<name>.jpg is <name>.jpg, so every URL can be distinct.
+nginx_port=$(free_port)
+cat > "$work/nginx.conf" <<CONF
+daemon off; master_process off; worker_processes 1; pid $work/nginx.pid; error_log $work/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy;
+  fastcgi_temp_path $work/tmp/fastcgi; uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;
+  types { image/jpeg jpg; } keepalive_requests 1000000;
+  server { listen 127.0.0.1:$nginx_port; location ~ ^/p/.*/([a-z_]+\.jpg)$ { alias $work/root/\$1; } }
+}
+CONF
+/usr/sbin/nginx -p "$work" -c "$work/nginx.conf" & pids+=($!)
+wait_port "$nginx_port"
+origin="http://127.0.0.1:$nginx_port"
+
+loupe_port=$(free_port)
+.build/release/loupe serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \
+  --cache-dir "$work/loupe-cache" --queue 1000 >/dev/null 2>"$work/loupe.log" & pids+=($!)
+loupe_pid=$!
+thumbor_port=$(free_port)
+cat > "$work/thumbor.conf" <<CONF
+ALLOW_UNSAFE_URL = True
+QUALITY = 80
+LOADER = 'thumbor.loaders.http_loader'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = 'thumbor.result_storages.file_storage'
+RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'
+RESULT_STORAGE_STORES_UNSAFE = True
+RESULT_STORAGE_EXPIRATION_SECONDS = 3600
+CONF
+.venv-thumbor/bin/thumbor --ip 127.0.0.1 --port "$thumbor_port" --processes "$cores" -c "$work/thumbor.conf" -l error \
+  >"$work/thumbor.log" 2>&1 & pids+=($!)
+thumbor_pid=$!
+wait_port "$loupe_port"
+wait_port "$thumbor_port"
+
+# wrk's request script: paths from a file, each thread taking its own share, so with a cold
+# list no URL is asked twice.
+cat > "$work/paths.lua" <<'LUA'
+local threads = {}
+function setup(thread) thread:set("id", #threads); table.insert(threads, thread) end
+function init(args)
+  paths = {}
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  n = id
+  step = tonumber(args[2])
+end
+function request()
+  local path = paths[(n % #paths) + 1]
+  n = n + step
+  return wrk.format("GET", path)
+end
+LUA
+
+# URL lists. $1: name, $2: count, $3: "cold" (all distinct) or "warm" (16 repeated).
+paths() {
+  local server=$1 count=$2 kind=$3 run=$4 i name size
+  for ((i = 0; i < count; i++)); do
+    name=${photos[$((i % ${#photos[@]}))]}
+    if [ "$kind" = warm ]; then size=$((i % 16)); else size=$i; fi
+    local source="$origin/p/$run/$size/$name.jpg"
+    if [ "$server" = loupe ]; then echo "/insecure/rs:fit:512:512/q:80/plain/$source@jpg"
+    else echo "/unsafe/fit-in/512x512/filters:quality(80)/$source"; fi
+  done
+}
+
+# CPU seconds (user + system) of a process and its children, and peak RSS in KiB (summed over
+# thumbor's processes).
+cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$total"; }
+peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }
+ticks=$(getconf CLK_TCK)
+
+# run <server> <pid> <port> <kind>: prints "req/s p50_ms p99_ms cpu_ms_per_request"
+run() {
+  local server=$1 pid=$2 port=$3 kind=$4 run_id="$1-$4-$RANDOM$RANDOM"
+  paths "$server" 20000 "$kind" "$run_id" > "$work/$run_id.txt"
+  if [ "$kind" = warm ]; then  # fill the result caches first
+    for path in $(head -16 "$work/$run_id.txt"); do curl -s -o /dev/null "http://127.0.0.1:$port$path"; done
+  fi
+  local before after out
+  before=$(cpu_ticks "$pid")
+  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s "$work/paths.lua" "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
+  after=$(cpu_ticks "$pid")
+  echo "$out" > "$work/$run_id.wrk"
+  local requests rps p50 p99 non2xx
+  requests=$(echo "$out" | awk '/requests in/ { print $1 }')
+  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
+  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ { print $NF }')
+  [ -z "$non2xx" ] || echo "warning: $server $kind: $non2xx non-2xx answers" >&2
+  awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" 'function ms(x) {
+      if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
+    BEGIN { printf "%s %.1f %.1f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0) }'
+}
+
+echo "== measuring: $duration s per run, $connections connections, A B A B" >&2
+declare -A result
+for round in 1 2; do
+  for kind in cold warm; do
+    result[loupe-$kind-$round]=$(run loupe "$loupe_pid" "$loupe_port" "$kind")
+    result[thumbor-$kind-$round]=$(run thumbor "$thumbor_pid" "$thumbor_port" "$kind")
+  done
+done
+loupe_rss=$(peak_rss "$loupe_pid")
+thumbor_rss=$(peak_rss "$thumbor_pid")
+
+# The memory bound: 64 concurrent requests for distinct ~2 MP sources, loupe alone; its peak
+# RSS afterwards covers the whole run (the kernel's high-water mark).
+echo "== memory: 64 connections, distinct sources, ${duration} s" >&2
+paths loupe 20000 cold "loupe-memory-$RANDOM$RANDOM" > "$work/memory.txt"
+memory_out=$(wrk -t 2 -c 64 -d "${duration}s" --timeout 30s -s "$work/paths.lua" "http://127.0.0.1:$loupe_port" -- "$work/memory.txt" 2 2>&1)
+echo "$memory_out" > "$work/memory.wrk"
+memory_requests=$(echo "$memory_out" | awk '/requests in/ { print $1 }')
+memory_non2xx=$(echo "$memory_out" | awk '/Non-2xx/ { print $NF }')
+loupe_rss_64=$(peak_rss "$loupe_pid")
+
+echo "fit within 512x512, JPEG q80, ~2 MP photos from nginx on loopback; $cores cores, wrk -c $connections, ${duration} s per run, best of 2 rounds:"
+printf "%-6s %-8s %10s %10s %10s %14s\n" "" "server" "req/s" "p50 ms" "p99 ms" "CPU ms/req"
+for kind in cold warm; do
+  best() { printf '%s\n%s\n' "${result[$1-$kind-1]}" "${result[$1-$kind-2]}" | sort -k1 -n -r | head -1; }
+  l=$(best loupe); t=$(best thumbor)
+  printf "%-6s %-8s %10s %10s %10s %14s\n" "$kind" loupe $l
+  printf "%-6s %-8s %10s %10s %10s %14s\n" "" thumbor $t
+  awk -v l="$l" -v t="$t" 'BEGIN { split(l, a, " "); split(t, b, " "); printf "%-6s %-8s %9.2fx\n", "", "ratio", a[1] / b[1] }'
+done
+awk -v l="$loupe_rss" -v t="$thumbor_rss" -v n="$cores" 'BEGIN { printf "peak RSS: loupe %.0f MB, thumbor %.0f MB (%d processes)\n", l / 1024, t / 1024, n }'
+awk -v r="$loupe_rss_64" -v n="$memory_requests" -v bad="${memory_non2xx:-0}" 'BEGIN {
+  printf "peak RSS at 64 concurrent requests for distinct sources: loupe %.0f MB (%d requests, %d not 200)\n", r / 1024, n, bad }'

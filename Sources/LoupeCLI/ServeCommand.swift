@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import Logging
+import LoupeOrigin
+import LoupeServer
+
+/// `loupe serve`: the image service — imgproxy-compatible URLs over HTTP on the pipeline.
+/// Settings come from flags or `LOUPE_*` environment variables (a flag wins); an invalid one
+/// stops start-up with one line on standard error and exit status 2.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve resized images over HTTP with imgproxy-compatible URLs.",
+        discussion: """
+            Every setting can also be given as an environment variable: LOUPE_ and the flag in capitals \
+            with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
+            SIGTERM or SIGINT drains: requests in flight finish, then the server exits 0.
+            """)
+
+    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on, 0 for any free one (default 8080).") var port: String?
+    @Option(help: "Signing keys in hex, comma-separated for rotation.") var key: String?
+    @Option(help: "Signing salts in hex, one per key.") var salt: String?
+    @Flag(help: "Serve 'insecure' and '_' URLs when no key is set.") var allowUnsigned = false
+    @Option(help: "Comma-separated source URL prefixes; none allows every http(s) URL.") var allowedSources: String?
+    @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
+    @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
+    @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
+    @Option(help: "Largest source in MB (default 50).") var maxSourceSize: String?
+    @Option(help: "Largest source in megapixels, checked from its header (default 50).") var maxSourcePixels: String?
+    @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
+    @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
+    @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
+    @Option(help: "Seconds for one source download (default 10).") var downloadTimeout: String?
+    @Option(help: "Seconds for one request (default 30).") var requestTimeout: String?
+    @Option(help: "Cache-Control max-age of results in seconds (default 31536000).") var ttl: String?
+    @Option(help: "JPEG and WebP quality when the URL gives none (default 80).") var quality: String?
+    @Flag(help: "Let sources resolve to private, loopback and link-local addresses.") var allowPrivateNetworks = false
+    @Option(help: "Comma-separated IP addresses allowed despite the private-network guard.") var permitAddresses: String?
+    @Option(help: "Bearer token for POST /batch.") var batchToken: String?
+    @Flag(help: "No access log on standard error.") var quiet = false
+    @Flag(help: "Development: serve unsigned URLs and sample photos from an origin on 127.0.0.1, and print an example URL.")
+    var dev = false
+
+    func run() async throws {
+        var flags: [String: String] = [:]
+        let given: [(String, String?)] = [
+            ("host", host), ("port", port), ("key", key), ("salt", salt), ("allowed-sources", allowedSources),
+            ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit),
+            ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
+            ("max-result-dimension", maxResultDimension), ("workers", workers), ("queue", queue),
+            ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("ttl", ttl),
+            ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
+        ]
+        for case let (name, value?) in given { flags[name] = value }
+        if allowUnsigned { flags["allow-unsigned"] = "true" }
+        if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
+
+        var settings: ServerSettings
+        do {
+            settings = try ServerSettings(flags: flags, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            StandardError.writeLine("loupe serve: \(error)")
+            throw ExitCode(2)
+        }
+        guard dev else {
+            try await serve(settings) { _ in }
+            return
+        }
+        guard settings.keys.isEmpty else {
+            StandardError.writeLine("loupe serve: --dev serves unsigned URLs and cannot be combined with --key")
+            throw ExitCode(2)
+        }
+        // The sample origin of `loupe demo` (generated photos) on 127.0.0.1, let through the
+        // private-network guard, which stays on for everything else.
+        settings.allowsUnsigned = true
+        settings.addressPolicy.permittedAddresses.insert("127.0.0.1")
+        let images = DemoImages()
+        try await OriginServer.run(handler: { request in await images.response(for: request.path, latency: .zero) }) { origin in
+            let configured = settings
+            try await serve(settings) { port in
+                let source = origin.url("/photos/sunset.jpg").absoluteString
+                StandardOutput.writeLine("""
+                    development server: unsigned URLs, sample photos from \(origin.baseURL.absoluteString); try
+                      http://\(configured.host):\(port)/insecure/rs:fill:300:300/g:ce/q:80/plain/\(source)@webp
+                      http://\(configured.host):\(port)/info/insecure/plain/\(source)
+                    """)
+            }
+        }
+    }
+
+    /// Runs the server until it is told to stop; `started` is called with the port.
+    private func serve(_ settings: ServerSettings, started: @escaping @Sendable (Int) -> Void) async throws {
+        let logger = Logger(label: "loupe.serve") { JSONLogHandler(label: $0) }
+        let server: ImageServer
+        do {
+            server = try ImageServer(settings: settings, logger: logger, accessLog: quiet ? nil : Logger(label: "loupe.access") { JSONLogHandler(label: $0) })
+        } catch {
+            StandardError.writeLine("loupe serve: cannot open the cache folder: \(error)")
+            throw ExitCode(2)
+        }
+        do {
+            try await server.run { port in
+                StandardOutput.writeLine("loupe serve: listening on http://\(settings.host):\(port)")
+                started(port)
+            }
+        } catch {
+            StandardError.writeLine("loupe serve: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}

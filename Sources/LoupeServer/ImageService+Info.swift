@@ -1,0 +1,56 @@
+import Foundation
+import Loupe
+import LoupeCodecs
+import LoupeProcessing
+
+extension ImageService {
+    /// `/info`'s JSON for the source at `url`: the fields of `loupe fetch --json` (format, size
+    /// as displayed, frames, bytes) with its colours and placeholders, computed from a decode
+    /// shrunk to 256 px (the `--fast-colors` pixels).
+    func info(for url: URL) async throws -> Data {
+        let request = ImageRequest(url: url, thumbnail: 256)
+        let response = try await pipeline.image(for: request)
+        var bytes = response.data?.count ?? 0
+        if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
+        let container = response.container
+        let metadata = container.metadata
+        let turned = metadata.orientation.swapsDimensions
+        let bitmap = container.bitmap
+        let isShrunk = bitmap.width * bitmap.height < metadata.width * metadata.height
+        let derived = try await runOffCooperativePool { () throws -> Derived in
+            var derived = Derived()
+            do throws(ColorExtractionError) {
+                let dominant = try bitmap.dominantColor(quality: isShrunk ? 1 : 10)
+                derived.dominantColor = dominant.hex
+                derived.backgroundColor = dominant.backgroundColor.hex
+                derived.palette = try bitmap.palette(count: 6, quality: isShrunk ? 1 : 10).map(\.hex)
+            } catch .noUsablePixels {
+                // No opaque, non-white pixel: null colours, as `loupe fetch` reports them.
+            } catch {
+                throw error
+            }
+            derived.blurhash = try BlurHash.encode(Resize(maxPixelSize: 32).process(bitmap))
+            derived.thumbhash = Data(try ThumbHash.encode(Resize(maxPixelSize: ThumbHash.maxSide).process(bitmap))).base64EncodedString()
+            return derived
+        }
+        var object: [String: Any] = [
+            "dominantColor": derived.dominantColor ?? NSNull(), "backgroundColor": derived.backgroundColor ?? NSNull(),
+            "palette": derived.palette, "blurhash": derived.blurhash, "thumbhash": derived.thumbhash,
+        ]
+        object["format"] = metadata.format.rawValue
+        object["width"] = turned ? metadata.height : metadata.width
+        object["height"] = turned ? metadata.width : metadata.height
+        object["frames"] = metadata.frameCount
+        object["bytes"] = bytes
+        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+}
+
+/// What `/info` computes from the pixels.
+private struct Derived: Sendable {
+    var dominantColor: String?
+    var backgroundColor: String?
+    var palette: [String] = []
+    var blurhash = ""
+    var thumbhash = ""
+}

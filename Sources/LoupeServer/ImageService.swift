@@ -1,0 +1,231 @@
+import Crypto
+import Foundation
+import Loupe
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+import LoupeProcessing
+import Logging
+
+/// The service without HTTP: an imgproxy URL in, an encoded image (or a ``ServiceError``) out,
+/// through the pipeline — its coalescing, caches and limits — then the encoder.
+///
+/// Identical results in flight at once are made once (the pipeline coalesces the download,
+/// decode and processing; this coalesces the encoding), and each result is kept in the result
+/// cache under a key made of the options and the source.
+final class ImageService: Sendable {
+    let settings: ServerSettings
+    let pipeline: ImagePipeline
+    let signer: URLSigner
+    let gate: AdmissionGate
+    let metrics: ServerMetrics
+    private let results: ResultCache?
+    private let encodings: SingleFlightLoader<ResultJob, EncodedResult>
+    private let encodingQueue: WorkQueue
+
+    init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
+        self.settings = settings
+        self.metrics = metrics
+        let loader = AsyncHTTPClientDataLoader(
+            limits: HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
+                                      totalTimeout: settings.downloadTimeout),
+            addressPolicy: settings.addressPolicy)
+        var sourceCache: DiskCache?
+        if let folder = settings.cacheDirectory {
+            sourceCache = try DiskCache(directory: folder.appendingPathComponent("sources"),
+                                        configuration: .init(sizeLimit: settings.diskLimit))
+            results = ResultCache(cache: try DiskCache(directory: folder.appendingPathComponent("results"),
+                                                       configuration: .init(sizeLimit: settings.diskLimit)))
+        } else {
+            results = nil
+        }
+        var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
+        configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
+                                                      maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
+        configuration.maximumConcurrentProcessing = settings.workers
+        configuration.maximumConcurrentDataLoads = max(6, settings.workers * 2)
+        configuration.isMemoryCacheEnabled = settings.memoryLimit > 0
+        configuration.memoryCacheCostLimit = settings.memoryLimit
+        var pipelineLogger = logger
+        pipelineLogger.logLevel = .error
+        configuration.logger = pipelineLogger
+        pipeline = ImagePipeline(configuration: configuration)
+        signer = URLSigner(pairs: settings.keys)
+        gate = AdmissionGate(workers: settings.workers, queueLength: settings.queueLength)
+        encodingQueue = WorkQueue(maximumConcurrency: settings.workers)
+        let owner = EncodingOwner()
+        encodings = SingleFlightLoader(memoryCache: nil) { key in
+            try await owner.make(key)
+        }
+        owner.service.withLock { $0 = Weak(service: self) }
+    }
+
+    // MARK: - Requests
+
+    /// What one image request resolved to before any work: the checked URL and options.
+    struct Plan: Sendable {
+        var url: URL
+        var options: ProcessingOptions
+        /// Whether the output format was chosen from `Accept` (or the source), not the URL.
+        var negotiated: Bool
+        /// The output format when known before loading.
+        var format: ImageFormat?
+        /// Names the result (options + source + format decision), not the signature.
+        var resultKey: String
+        var request: ImageRequest
+    }
+
+    /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
+    /// service's answer for anything wrong.
+    func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
+        let parsed = try ImgproxyURL(path: path)
+        try authorize(signature: parsed.signature, path: parsed.signedPath)
+        var options = parsed.options
+        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        let url = try settings.sources.check(parsed.source)
+        let box = options.scaledBox
+        guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
+            throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
+        }
+        if options.quality == nil { options.quality = settings.defaultQuality }
+        var format = options.format
+        let negotiated = format == nil
+        if negotiated, let accept, Self.accepts(accept, "image/webp") { format = .webp }
+        let formatDecision = format?.rawValue ?? "source"
+        let resultKey = Self.digest("\(parsed.source)\n\(options.resultKey);f=\(formatDecision)")
+        return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
+                    request: Self.imageRequest(url: url, options: options, format: format))
+    }
+
+    /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
+    /// allowed.
+    func authorize(signature: String, path: String) throws(ServiceError) {
+        if settings.keys.isEmpty {
+            guard settings.allowsUnsigned else { throw .badSignature("this server has no signing key and does not serve unsigned URLs") }
+            guard signature == "insecure" || signature == "_" else {
+                throw .badSignature("this server serves unsigned URLs only ('insecure' or '_')")
+            }
+            return
+        }
+        guard signer.isValid(signature: signature, for: path) else { throw .badSignature("invalid signature") }
+    }
+
+    /// The result for `plan`, from the result cache or made (coalesced with identical ones).
+    func result(for plan: Plan) async throws -> (result: EncodedResult, cached: Bool) {
+        if let cached = results?.result(forKey: plan.resultKey) {
+            metrics.resultCacheHits.increment()
+            return (cached, true)
+        }
+        return (try await encodings.value(for: ResultJob(plan: plan)), false)
+    }
+
+    /// A cached result if there is one (for a conditional request answered without work).
+    func cachedResult(for plan: Plan) -> EncodedResult? {
+        results?.result(forKey: plan.resultKey)
+    }
+
+    /// Makes the result: pipeline, then the encoder off the cooperative pool.
+    fileprivate func make(_ job: ResultJob) async throws -> EncodedResult {
+        let plan = job.plan
+        let start = ContinuousClock.now
+        let response = try await pipeline.image(for: plan.request)
+        metrics.record(stage: "pipeline", since: start)
+        let timings = response.timings
+        if let load = timings.dataLoad { metrics.stageDuration("download", load) }
+        if let decode = timings.decode { metrics.stageDuration("decode", decode) }
+        if let processing = timings.processing { metrics.stageDuration("process", processing) }
+        // What the pipeline's time does not spend in a stage it spent waiting for a slot
+        // (network, decode or processing); the encoder's wait is added below.
+        let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
+        var waited = timings.total > working ? timings.total - working : .zero
+        let sourceFormat = response.container.metadata.format
+        let format = plan.format ?? (sourceFormat == .gif ? .png : sourceFormat)
+        let decoded = response.bitmap
+        let quality = plan.options.quality ?? settings.defaultQuality
+        let encodeQueued = ContinuousClock.now
+        let (result, encodeStart) = try await encodingQueue.run(priority: LoadPriority(.medium)) {
+            let encodeStart = ContinuousClock.now
+            return try await runOffCooperativePool {
+                var bitmap = decoded
+                if format == .jpeg, plan.options.background == nil, bitmap.hasTransparency {
+                    // JPEG has no alpha: flatten onto white rather than leave what lies under
+                    // transparent pixels visible.
+                    bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
+                }
+                let encoded: Data
+                switch format {
+                case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
+                case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
+                default: encoded = try ImageEncoder().encode(bitmap, as: .png)
+                }
+                return (EncodedResult(data: encoded, format: format), encodeStart)
+            }
+        }
+        metrics.record(stage: "encode", since: encodeStart)
+        waited += encodeQueued.duration(to: encodeStart)
+        metrics.stageDuration("queue", waited)
+        results?.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
+        return result
+    }
+
+    // MARK: - Mapping
+
+    /// The pipeline request for `options`: a thumbnail decode when the result is a plain fit
+    /// (JPEG shrinks in the DCT), then the processors the options need.
+    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?) -> ImageRequest {
+        let box = options.scaledBox
+        var thumbnail: Int?
+        var processors: [any ImageProcessing] = []
+        if box.width > 0 || box.height > 0 {
+            if options.resizingType == .fit, !options.enlarge, box.width > 0, box.height > 0 {
+                // The decode fits the longest side; a square box needs nothing more.
+                thumbnail = max(box.width, box.height)
+                if box.width != box.height {
+                    processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
+                }
+            } else {
+                processors.append(BoxResize(width: box.width, height: box.height, mode: options.resizingType,
+                                            enlarge: options.enlarge, gravity: options.gravity))
+            }
+        }
+        if options.blur > 0 { processors.append(GaussianBlur(sigma: options.blur)) }
+        if let background = options.background { processors.append(Flatten(background: background)) }
+        return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
+    }
+
+    /// Whether an `Accept` header lists `type` (with a non-zero quality).
+    static func accepts(_ accept: String, _ type: String) -> Bool {
+        accept.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == type else { return false }
+            return !parts.dropFirst().contains { $0 == "q=0" || $0 == "q=0.0" || $0 == "q=0.00" || $0 == "q=0.000" }
+        }
+    }
+
+    static func digest(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The encoding stage's load reaches the service weakly (the service owns the stage).
+private final class EncodingOwner: Sendable {
+    let service = Locked(Weak())
+
+    func make(_ job: ResultJob) async throws -> EncodedResult {
+        guard let service = service.withLock({ $0.service }) else { throw CancellationError() }
+        return try await service.make(job)
+    }
+}
+
+private struct Weak {
+    weak var service: ImageService?
+}
+
+/// A result to make, equal to another when their result keys are: what the encoding stage
+/// coalesces by, carrying the first caller's plan to the load.
+struct ResultJob: Hashable, Sendable {
+    let plan: ImageService.Plan
+
+    static func == (lhs: ResultJob, rhs: ResultJob) -> Bool { lhs.plan.resultKey == rhs.plan.resultKey }
+    func hash(into hasher: inout Hasher) { hasher.combine(plan.resultKey) }
+}

@@ -1,0 +1,66 @@
+import Loupe
+import Prometheus
+
+/// The service's Prometheus metrics (swift-prometheus, its own registry): requests by status,
+/// durations per stage, queue depth, requests in flight, and the pipeline's coalescing and
+/// cache counts, read from its statistics at each scrape.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    let resultCacheHits: Counter
+    let inFlight: Gauge
+    private let queueDepth: Gauge
+    private let stageBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    init() {
+        resultCacheHits = registry.makeCounter(descriptor: Self.name("result_cache_hits", "total", "Results served from the result cache"))
+        inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "", "Requests being answered"))
+        queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "", "Image requests admitted, waiting or working"))
+        for stage in ["queue", "download", "decode", "process", "encode", "pipeline", "total"] {
+            _ = registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets)
+        }
+    }
+
+    private static var requests: MetricNameDescriptor { name("http_requests", "total", "HTTP requests by status") }
+    private static var stageDuration: MetricNameDescriptor { name("stage_duration", "seconds", "Time spent per stage") }
+
+    /// `loupe_<metric>_<unit>` with its help text.
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "loupe", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// Counts one answered request.
+    func countRequest(status: Int) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
+    }
+
+    /// Records `duration` for `stage`.
+    func stageDuration(_ stage: String, _ duration: Duration) {
+        registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets).record(duration)
+    }
+
+    /// Records the time since `start` for `stage`.
+    func record(stage: String, since start: ContinuousClock.Instant) {
+        stageDuration(stage, start.duration(to: .now))
+    }
+
+    /// The exposition text, with the gauges that are read rather than counted brought up to date.
+    func exposition(pipeline: ImagePipeline, admitted: Int) -> [UInt8] {
+        queueDepth.set(Double(admitted))
+        let statistics = pipeline.statistics
+        let values: [(String, String, Int)] = [
+            ("pipeline_requests", "Pipeline requests", statistics.requests),
+            ("pipeline_coalesced_requests", "Requests that joined work already running", statistics.coalescedRequests),
+            ("pipeline_memory_hits", "Pipeline memory cache hits", statistics.memoryHits),
+            ("pipeline_disk_hits", "Pipeline disk cache hits (source data)", statistics.diskHits),
+            ("pipeline_downloads", "Source downloads", statistics.downloads),
+            ("pipeline_decodes", "Decodes", statistics.decodes),
+        ]
+        for (name, help, value) in values {
+            registry.makeGauge(descriptor: Self.name(name, "", help)).set(Double(value))
+        }
+        return registry.emitToBuffer()
+    }
+}

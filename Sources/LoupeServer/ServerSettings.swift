@@ -1,0 +1,197 @@
+import Foundation
+import LoupeLoading
+
+/// Everything `loupe serve` is configured with. Built from flags and `LOUPE_*` environment
+/// variables by ``init(flags:environment:)`` (a flag wins), or directly in code.
+public struct ServerSettings: Sendable {
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// Port to listen on (0: any free port).
+    public var port = 8080
+    /// Signing key/salt pairs; empty for unsigned operation.
+    public var keys: [URLSigner.KeyPair] = []
+    /// Whether `insecure` / `_` URLs are served when no key is set.
+    public var allowsUnsigned = false
+    /// Sources allowed (parsed prefixes; empty allows every http(s) URL).
+    public var sources = SourcePolicy.any
+    /// Folder of the disk caches (source data and results); `nil` for memory only.
+    public var cacheDirectory: URL?
+    /// Disk cache limit in bytes, for source data and results each.
+    public var diskLimit = 1 << 30
+    /// Memory cache limit in bytes of decoded pixels. Small by default: results are kept
+    /// encoded in the result cache, and decoded pixels of distinct sources kept here would be
+    /// most of the server's memory (a 256 MB cache took its peak RSS from 68 to 387 MB in
+    /// Scripts/bench-serve.sh) for few hits.
+    public var memoryLimit = 32 << 20
+    /// Largest source accepted, in bytes.
+    public var maximumSourceBytes = 50 << 20
+    /// Largest source accepted, in pixels (checked from the header, before decoding).
+    public var maximumSourcePixels = 50_000_000
+    /// Largest side of a result, in pixels.
+    public var maximumResultDimension = 8192
+    /// Decodes and processing at once.
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Requests that may wait for a worker; beyond, 429.
+    public var queueLength = 64
+    /// Limit of one source download.
+    public var downloadTimeout = Duration.seconds(10)
+    /// Limit of one request, from arrival to the response.
+    public var requestTimeout = Duration.seconds(30)
+    /// `Cache-Control: max-age` of results, in seconds.
+    public var timeToLive = 31_536_000
+    /// JPEG and WebP quality when the URL sets none.
+    public var defaultQuality = 80
+    /// The SSRF guard.
+    public var addressPolicy = NetworkAddressPolicy()
+    /// Bearer token authorising `POST /batch`; `nil`: batches must be signed.
+    public var batchToken: String?
+
+    /// The defaults.
+    public init() {}
+
+    /// One setting: its flag, its environment variable and what it is.
+    public struct Setting: Sendable {
+        /// The flag without dashes, e.g. `port`.
+        public let flag: String
+        /// What it sets, for `--help` and the README.
+        public let help: String
+        /// `LOUPE_` and the flag in capitals with `_` for `-`.
+        public var environmentVariable: String { "LOUPE_" + flag.uppercased().replacingOccurrences(of: "-", with: "_") }
+    }
+
+    /// Every setting, in the order of `--help`.
+    public static let all: [Setting] = [
+        Setting(flag: "host", help: "address to listen on (default 127.0.0.1)"),
+        Setting(flag: "port", help: "port to listen on, 0 for any free one (default 8080)"),
+        Setting(flag: "key", help: "signing keys in hex, comma-separated for rotation"),
+        Setting(flag: "salt", help: "signing salts in hex, one per key"),
+        Setting(flag: "allow-unsigned", help: "serve 'insecure' and '_' URLs when no key is set (true/false)"),
+        Setting(flag: "allowed-sources", help: "comma-separated source URL prefixes; none allows every http(s) URL"),
+        Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
+        Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
+        Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
+        Setting(flag: "max-source-size", help: "largest source in MB (default 50)"),
+        Setting(flag: "max-source-pixels", help: "largest source in megapixels, checked from its header (default 50)"),
+        Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
+        Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
+        Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
+        Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
+        Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
+        Setting(flag: "ttl", help: "Cache-Control max-age of results in seconds (default 31536000)"),
+        Setting(flag: "quality", help: "JPEG and WebP quality when the URL gives none (default 80)"),
+        Setting(flag: "allow-private-networks", help: "let sources resolve to private, loopback and link-local addresses (true/false)"),
+        Setting(flag: "permit-addresses", help: "comma-separated IP addresses allowed despite the private-network guard"),
+        Setting(flag: "batch-token", help: "bearer token for POST /batch (default: batches must be signed)"),
+    ]
+
+    /// Settings from `flags` (by flag name, without dashes) over `environment` (`LOUPE_*`).
+    /// - Throws: the first invalid or unknown setting, as one line naming it.
+    public init(flags: [String: String], environment: [String: String]) throws(SettingsError) {
+        let known = Set(Self.all.map(\.flag))
+        if let unknown = flags.keys.sorted().first(where: { !known.contains($0) }) {
+            throw SettingsError("unknown setting --\(unknown)")
+        }
+        var values: [String: (value: String, origin: String)] = [:]
+        for setting in Self.all {
+            if let value = flags[setting.flag] {
+                values[setting.flag] = (value, "--\(setting.flag)")
+            } else if let value = environment[setting.environmentVariable] {
+                values[setting.flag] = (value, setting.environmentVariable)
+            }
+        }
+        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
+            guard let (text, origin) = values[flag] else { return nil }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+                throw SettingsError("\(origin) '\(text)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return value
+        }
+        func boolean(_ flag: String) throws(SettingsError) -> Bool? {
+            guard let (text, origin) = values[flag] else { return nil }
+            switch text.lowercased() {
+            case "", "1", "true", "yes", "on": return true
+            case "0", "false", "no", "off": return false
+            default: throw SettingsError("\(origin) '\(text)' is not true or false")
+            }
+        }
+        func list(_ flag: String) -> [String]? {
+            values[flag].map { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
+        func hexList(_ flag: String) throws(SettingsError) -> [Data]? {
+            guard let items = list(flag) else { return nil }
+            var result: [Data] = []
+            for item in items {
+                guard let data = Self.hex(item), !data.isEmpty else {
+                    throw SettingsError("\(values[flag]?.origin ?? flag) '\(item)' is not hexadecimal")
+                }
+                result.append(data)
+            }
+            return result
+        }
+
+        self.init()
+        if let host = values["host"]?.value {
+            guard !host.isEmpty else { throw SettingsError("--host is empty") }
+            self.host = host
+        }
+        port = try integer("port", 0...65_535) ?? port
+        let keys = try hexList("key") ?? [], salts = try hexList("salt") ?? []
+        guard keys.count == salts.count else {
+            throw SettingsError("--key has \(keys.count) keys and --salt \(salts.count) salts: give one salt per key")
+        }
+        self.keys = zip(keys, salts).map { URLSigner.KeyPair(key: $0, salt: $1) }
+        allowsUnsigned = try boolean("allow-unsigned") ?? false
+        if allowsUnsigned, !self.keys.isEmpty {
+            throw SettingsError("--allow-unsigned cannot be combined with a signing key")
+        }
+        sources = try SourcePolicy(allowedPrefixes: list("allowed-sources") ?? [])
+        if let folder = values["cache-dir"]?.value, !folder.isEmpty { cacheDirectory = URL(fileURLWithPath: folder) }
+        diskLimit = try integer("disk-limit", 1...1 << 30).map { $0 << 20 } ?? diskLimit
+        memoryLimit = try integer("memory-limit", 0...1 << 30).map { $0 << 20 } ?? memoryLimit
+        maximumSourceBytes = try integer("max-source-size", 1...4096).map { $0 << 20 } ?? maximumSourceBytes
+        maximumSourcePixels = try integer("max-source-pixels", 1...1000).map { $0 * 1_000_000 } ?? maximumSourcePixels
+        maximumResultDimension = try integer("max-result-dimension", 1...65_500) ?? maximumResultDimension
+        workers = try integer("workers", 1...1024) ?? workers
+        queueLength = try integer("queue", 0...1_000_000) ?? queueLength
+        downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
+        requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
+        timeToLive = try integer("ttl", 0...315_360_000) ?? timeToLive
+        defaultQuality = try integer("quality", 1...100) ?? defaultQuality
+        addressPolicy = NetworkAddressPolicy(
+            allowsPrivateNetworks: try boolean("allow-private-networks") ?? false,
+            permittedAddresses: Set(list("permit-addresses") ?? []))
+        for address in addressPolicy.permittedAddresses where !Self.isIPAddress(address) {
+            throw SettingsError("--permit-addresses '\(address)' is not an IP address")
+        }
+        batchToken = values["batch-token"]?.value
+        if batchToken?.isEmpty == true { throw SettingsError("--batch-token is empty") }
+    }
+
+    /// Whether unsigned URLs are served: no key set and `--allow-unsigned` given.
+    var servesUnsigned: Bool { keys.isEmpty && allowsUnsigned }
+
+    private static func hex(_ text: String) -> Data? {
+        guard text.count % 2 == 0 else { return nil }
+        var data = Data(capacity: text.count / 2)
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            data.append(byte)
+            index = next
+        }
+        return data
+    }
+
+    private static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+}
+
+extension SourcePolicy {
+    /// Every http(s) URL.
+    public static let any = SourcePolicy(prefixes: [])
+
+    private init(prefixes: [Prefix]) { self.prefixes = prefixes }
+}

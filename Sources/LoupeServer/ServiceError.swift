@@ -1,0 +1,103 @@
+import Foundation
+import Loupe
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+import LoupeProcessing
+
+/// Why the service refused or failed a request: an HTTP status and a JSON body
+/// `{"kind", "message"}`. Every failure a request can cause maps onto one of these, so no
+/// input produces a 500.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable name a client can act on (`badOption`, `badSignature`, `queueFull`, ...).
+    public let kind: String
+    /// The HTTP status.
+    public let status: Int
+    /// What went wrong, for a person; never a stack trace or internal detail.
+    public let message: String
+    /// Seconds a client should wait before retrying (`Retry-After`), for 429.
+    public let retryAfter: Int?
+
+    init(_ status: Int, _ kind: String, _ message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(status) \(kind): \(message)" }
+
+    static func badURL(_ message: String) -> ServiceError { ServiceError(400, "badURL", message) }
+    static func badOption(_ message: String) -> ServiceError { ServiceError(400, "badOption", message) }
+    static func unsupportedOption(_ name: String) -> ServiceError {
+        ServiceError(400, "unsupportedOption", "option '\(name)' is not supported by this server")
+    }
+    static func badSignature(_ message: String) -> ServiceError { ServiceError(403, "badSignature", message) }
+    static func forbiddenSource(_ message: String) -> ServiceError { ServiceError(403, "forbiddenSource", message) }
+    static let expired = ServiceError(404, "expired", "the URL has expired")
+    static let notFound = ServiceError(404, "notFound", "no such endpoint")
+    static let queueFull = ServiceError(429, "queueFull", "too many requests are waiting; retry later", retryAfter: 1)
+    static let timedOut = ServiceError(504, "timeout", "the request did not finish within its deadline")
+    /// The client closed the connection before the answer (logged; nobody reads the body).
+    static let clientGone = ServiceError(499, "clientClosedRequest", "the client closed the connection")
+    static let shuttingDown = ServiceError(503, "shuttingDown", "the server is shutting down")
+
+    /// The service's answer for a failure of the pipeline (or the encoder after it).
+    static func from(_ error: any Error) -> ServiceError {
+        if let error = error as? ServiceError { return error }
+        // The encoding stage's single-flight loader wraps what its load threw.
+        if let error = error as? LoadError<ResultJob> { return from(error.underlying) }
+        if let error = error as? ImagePipelineError {
+            switch error {
+            case .dataLoadingFailed(let underlying): return loading(underlying)
+            case .notCached: return ServiceError(404, "notFound", "the source is not cached")
+            case .decodingFailed(let underlying): return decoding(underlying)
+            case .processingFailed(_, let underlying):
+                return ServiceError(422, "processingFailed", "processing failed: \(underlying)")
+            }
+        }
+        if let error = error as? ImageCodecError { return encoding(error) }
+        if let error = error as? ProcessingError { return ServiceError(422, "processingFailed", "processing failed: \(error)") }
+        if error is CancellationError { return ServiceError(503, "cancelled", "the request was cancelled") }
+        return ServiceError(502, "sourceFailed", "the request failed")
+    }
+
+    private static func loading(_ error: any Error) -> ServiceError {
+        guard let error = error as? DataLoadingError else { return ServiceError(502, "sourceFailed", "loading the source failed") }
+        switch error {
+        case .invalidURL, .unsupportedScheme: return ServiceError(400, "badSource", error.description)
+        case .httpStatus(404, _, _), .httpStatus(410, _, _):
+            return ServiceError(404, "sourceNotFound", "the source answered \(statusText(error))")
+        case .httpStatus: return ServiceError(502, "sourceFailed", "the source answered \(statusText(error))")
+        case .tooLarge: return ServiceError(413, "sourceTooLarge", error.description)
+        case .timedOut: return ServiceError(504, "timeout", "loading the source timed out")
+        case .tooManyRedirects, .network, .invalidResponse: return ServiceError(502, "sourceFailed", error.description)
+        case .file: return ServiceError(404, "sourceNotFound", "the source cannot be read")
+        case .forbiddenAddress: return ServiceError(403, "forbiddenSource", error.description)
+        }
+    }
+
+    private static func statusText(_ error: DataLoadingError) -> String {
+        if case .httpStatus(let status, _, _) = error { return "HTTP \(status)" }
+        return error.description
+    }
+
+    private static func decoding(_ error: any Error) -> ServiceError {
+        switch error as? ImageCodecError {
+        case .unrecognizedFormat?: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP or GIF image")
+        case .pixelLimitExceeded?, .frameLimitExceeded?, .totalPixelLimitExceeded?:
+            return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(error)")
+        default: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(error)")
+        }
+    }
+
+    private static func encoding(_ error: ImageCodecError) -> ServiceError {
+        ServiceError(422, "encodingFailed", "the result cannot be encoded: \(error)")
+    }
+
+    /// The JSON body.
+    var json: Data {
+        let object: [String: Any] = ["kind": kind, "message": message]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{\"kind\":\"error\",\"message\":\"\"}".utf8)
+    }
+}

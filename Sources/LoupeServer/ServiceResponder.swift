@@ -1,0 +1,220 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import LoupeCodecs
+import NIOCore
+
+/// Answers every HTTP request: the image URLs, `/info`, `/batch`, `/health` and `/metrics`.
+/// Every failure becomes a JSON error with its status; nothing escapes as a 500.
+struct ServiceResponder: HTTPResponder {
+    typealias Context = ServiceRequestContext
+
+    let service: ImageService
+    let state: ServerState
+    let accessLog: Logger?
+    let connections: ClientConnections
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let start = ContinuousClock.now
+        let target = request.head.path ?? "/"
+        let path = String(target.prefix { $0 != "?" })
+        service.metrics.inFlight.increment()
+        defer { service.metrics.inFlight.decrement() }
+        var response: Response
+        do {
+            response = try await route(request, path: path, connection: connections.connection(for: context.channel))
+        } catch {
+            response = Self.errorResponse(ServiceError.from(error))
+        }
+        if request.method == .head {
+            response.body = ResponseBody()
+        }
+        service.metrics.countRequest(status: response.status.code)
+        let elapsed = start.duration(to: .now)
+        service.metrics.stageDuration("total", elapsed)
+        accessLog?.info("request", metadata: [
+            "method": "\(request.method.rawValue)", "path": "\(path)", "status": .stringConvertible(response.status.code),
+            "ms": .stringConvertible(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000),
+            // The body's own length: error bodies carry no Content-Length header here.
+            "bytes": .stringConvertible(response.body.contentLength ?? 0),
+        ])
+        return response
+    }
+
+    private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        switch (request.method, path) {
+        case (.get, "/health"), (.head, "/health"):
+            return state.isDraining
+                ? Self.json(["status": "draining"], status: .serviceUnavailable)
+                : Self.json(["status": "ok"], status: .ok)
+        case (.get, "/metrics"):
+            let text = service.metrics.exposition(pipeline: service.pipeline, admitted: service.gate.count)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
+        case (.post, "/batch"):
+            return try await batch(request)
+        case (.get, _), (.head, _):
+            if path.hasPrefix("/info/") {
+                return try await info(request, path: String(path.dropFirst("/info".count)), connection: connection)
+            }
+            return try await image(request, path: path, connection: connection)
+        default:
+            throw ServiceError(405, "methodNotAllowed", "method \(request.method.rawValue) is not allowed here")
+        }
+    }
+
+    // MARK: - Images
+
+    private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        let plan = try service.plan(path: path, accept: request.headers[.accept])
+        let ifNoneMatch = request.headers[.ifNoneMatch]
+        // A conditional request for a result on disk costs a lookup, no admission.
+        if let ifNoneMatch, let cached = service.cachedResult(for: plan), Self.matches(ifNoneMatch, cached.etag) {
+            return notModified(cached, plan: plan)
+        }
+        guard service.gate.enter() else { throw ServiceError.queueFull }
+        defer { service.gate.leave() }
+        let timeout = service.settings.requestTimeout
+        let service = self.service
+        // The work stops at the request's deadline or when the client goes away; this
+        // request's share of work shared with others is released then (the others keep it going).
+        let result = try await withDeadline(timeout, connection: connection) { try await service.result(for: plan).result }
+        if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
+            return notModified(result, plan: plan)
+        }
+        var headers = cacheHeaders(result, plan: plan)
+        headers[.contentType] = result.format.mimeType
+        headers[.contentLength] = String(result.data.count)
+        headers[.contentDisposition] = "inline; filename=\"\(Self.fileName(for: plan.url, format: result.format))\""
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: result.data)))
+    }
+
+    private func notModified(_ result: EncodedResult, plan: ImageService.Plan) -> Response {
+        Response(status: .notModified, headers: cacheHeaders(result, plan: plan))
+    }
+
+    private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.eTag] = result.etag
+        headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+        if plan.negotiated { headers[.vary] = "Accept" }
+        return headers
+    }
+
+    // MARK: - Info
+
+    private func info(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        let plan = try service.plan(path: path, accept: nil)
+        guard service.gate.enter() else { throw ServiceError.queueFull }
+        defer { service.gate.leave() }
+        let timeout = service.settings.requestTimeout
+        let service = self.service
+        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url) }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: report)))
+    }
+
+    // MARK: - Batch
+
+    private func batch(_ request: Request) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: BatchRequest.maximumBodyBytes)
+        } catch {
+            throw ServiceError(413, "bodyTooLarge", "a batch body is at most \(BatchRequest.maximumBodyBytes) bytes")
+        }
+        let data = Data(buffer: body)
+        let signature = request.headers.first { $0.name.canonicalName == "x-signature" }?.value
+        try BatchRequest.authorize(authorization: request.headers[.authorization], signature: signature,
+                                   body: data, settings: service.settings)
+        let batch = try BatchRequest(body: data)
+        // Not counted by the admission gate: the body is written after this returns, and a
+        // slot taken here could leak if the connection dies first. Each batch runs at most
+        // twice `workers` items at once, through the pipeline's own limits.
+        let service = self.service
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-ndjson"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            for try await line in service.batchLines(batch) {
+                try await writer.write(ByteBuffer(data: line))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    // MARK: - Helpers
+
+    /// Whether an `If-None-Match` list names `etag` (or is `*`).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { item in
+            let tag = item.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// A download name: the source's last path component with the result's extension, reduced
+    /// to characters safe in a quoted header value.
+    static func fileName(for url: URL, format: ImageFormat) -> String {
+        let stem = url.deletingPathExtension().lastPathComponent
+        let safe = String(stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+            .map(Character.init).prefix(100))
+        return (safe.isEmpty || safe == "/" ? "image" : safe) + "." + format.fileExtension
+    }
+
+    static func errorResponse(_ error: ServiceError) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        switch error.status {
+        case 429, 503, 504: headers[.cacheControl] = "no-store"
+        default: headers[.cacheControl] = "public, max-age=10"
+        }
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: HTTPResponse.Status(code: error.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(data: error.json)))
+    }
+
+    static func json(_ object: [String: String], status: HTTPResponse.Status) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
+    }
+}
+
+/// Runs `body`, or throws the service's 504 after `timeout`, or cancels it when `connection`'s
+/// client goes away.
+func withDeadline<T: Sendable>(
+    _ timeout: Duration, connection: ClientConnection? = nil, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw ServiceError.timedOut
+        }
+        if let connection {
+            group.addTask {
+                await connection.waitUntilClosed()
+                throw ServiceError.clientGone
+            }
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw ServiceError.timedOut }
+        return first
+    }
+}
+
+extension ImageFormat {
+    /// The media type of the format (`image/` and its name for every format here).
+    var mimeType: String { "image/" + rawValue }
+
+    /// The usual file extension.
+    var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+}

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoupeTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `loupe serve` running as a child process, its standard output read for the port it
+/// listens on.
+final class ServerProcess: Sendable {
+    private let process: Process
+    private let output: Pipe
+
+    init(arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = LoupeRun.executableURL
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        self.process = process
+        self.output = output
+    }
+
+    /// The port from the `listening on http://host:port` line (waits up to a minute).
+    func port() async throws -> Int {
+        let handle = output.fileHandleForReading
+        return try await onOwnThread {
+            var text = ""
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+                if let line = text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+                   let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
+                    return port
+                }
+            }
+            throw FixtureError("loupe serve did not report a port; it printed: \(text)")
+        }
+    }
+
+    func signal(_ signal: Int32) {
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
+    /// The exit status, once it exits (SIGKILL after `timeout`).
+    func waitForExit(timeout: Duration) async throws -> Int32 {
+        let process = self.process
+        return try await onOwnThread {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning {
+                Glibc.kill(process.processIdentifier, SIGKILL)
+                throw FixtureError("loupe serve did not exit within \(timeout)")
+            }
+            return process.terminationStatus
+        }
+    }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// A GET over a plain socket-level HTTP client (URLSession): status and body.
+func httpGet(port: Int, path: String) async throws -> (status: Int, body: Data) {
+    guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw FixtureError("bad path \(path)") }
+    let (data, response) = try await URLSession.shared.data(from: url)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+}

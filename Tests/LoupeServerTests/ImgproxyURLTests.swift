@@ -1,0 +1,141 @@
+import Foundation
+import LoupeCodecs
+import LoupeProcessing
+@testable import LoupeServer
+import Testing
+
+/// imgproxy's URL format and signatures, without a server.
+@Suite struct ImgproxyURLTests {
+    @Test func plainSourceWithOptionsAndExtension() throws {
+        let url = try ImgproxyURL(path: "/sig/rs:fill:300:200:1/g:soea:5:7/q:70/bg:ff8000/bl:2/cb:x1/plain/https%3A%2F%2Fa.com%2Fcat%20one.jpg@webp")
+        #expect(url.signature == "sig")
+        #expect(url.signedPath == "/rs:fill:300:200:1/g:soea:5:7/q:70/bg:ff8000/bl:2/cb:x1/plain/https%3A%2F%2Fa.com%2Fcat%20one.jpg@webp")
+        #expect(url.source == "https://a.com/cat one.jpg")
+        #expect(url.options.resizingType == .fill)
+        #expect(url.options.width == 300 && url.options.height == 200 && url.options.enlarge)
+        #expect(url.options.gravity == Gravity(.southEast, offsetX: 5, offsetY: 7))
+        #expect(url.options.quality == 70)
+        #expect(url.options.format == .webp)
+        #expect(url.options.background == RGBColor(red: 255, green: 128, blue: 0))
+        #expect(url.options.blur == 2)
+        #expect(url.options.cacheBuster == "x1")
+    }
+
+    @Test func plainSourceKeepsItsOwnAtSigns() throws {
+        // The last @ separates the extension; an encoded %40 stays part of the source.
+        let url = try ImgproxyURL(path: "/_/w:10/plain/https://a.com%40evil.com/x.jpg@png")
+        #expect(url.source == "https://a.com@evil.com/x.jpg")
+        #expect(url.options.format == .png)
+        #expect(url.options.width == 10)
+    }
+
+    @Test func base64SourceSplitBySlashes() throws {
+        let source = "https://images.example.com/photos/2024/a-very-long-name.png"
+        let encoded = Data(source.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let split = encoded.prefix(20) + "/" + encoded.dropFirst(20)
+        let url = try ImgproxyURL(path: "/insecure/size:100:0/\(split).jpg")
+        #expect(url.source == source)
+        #expect(url.options.format == .jpeg)
+        #expect(url.options.width == 100 && url.options.height == 0)
+        let bare = try ImgproxyURL(path: "/insecure/\(encoded)")
+        #expect(bare.source == source && bare.options.format == nil)
+    }
+
+    @Test func everyAliasIsAccepted() throws {
+        let pairs = [("resize:fit:1:2", "rs:fit:1:2"), ("size:1:2", "s:1:2"), ("width:5", "w:5"), ("height:5", "h:5"),
+                     ("enlarge:1", "el:1"), ("gravity:no", "g:no"), ("quality:5", "q:5"), ("format:png", "f:png"),
+                     ("background:1:2:3", "bg:1:2:3"), ("blur:1.5", "bl:1.5"), ("strip_metadata:1", "sm:1"),
+                     ("cachebuster:a", "cb:a"), ("expires:99", "exp:99")]
+        for (long, short) in pairs {
+            let a = try ImgproxyURL(path: "/_/\(long)/plain/http://a.com/x.jpg").options
+            let b = try ImgproxyURL(path: "/_/\(short)/plain/http://a.com/x.jpg").options
+            #expect(a == b, "\(long) vs \(short)")
+            // strip_metadata:1 is the default (results never carry metadata).
+            #expect(a != ProcessingOptions() || long == "strip_metadata:1", "\(long) changed nothing")
+        }
+        #expect(try ImgproxyURL(path: "/_/dpr:2/rs:fill-down:10:10/plain/http://a.com/x").options.scaledBox == (20, 20))
+    }
+
+    @Test func unsupportedOptionsAreNamed() {
+        for (option, name) in [("crop:10:10", "crop"), ("wm:1", "wm"), ("pr:thumb", "pr"), ("rot:90", "rot")] {
+            #expect(throws: ServiceError(400, "unsupportedOption", "option '\(name)' is not supported by this server")) {
+                try ImgproxyURL(path: "/_/\(option)/plain/http://a.com/x.jpg")
+            }
+        }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/sm:0/plain/http://a.com/x.jpg") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/rs:fit:10:10:0:1/plain/http://a.com/x.jpg") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:-1/plain/http://a.com/x.jpg") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@avif") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:10") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/!!!notbase64") }
+    }
+
+    @Test func signatureMatchesImgproxysDocumentedExample() throws {
+        // imgproxy's documentation example: key "secret", salt "hello", this path, this signature.
+        let signer = URLSigner(pairs: [.init(key: Data("secret".utf8), salt: Data("hello".utf8))])
+        let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+        #expect(signer.signature(for: path) == "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8")
+        #expect(signer.isValid(signature: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", for: path))
+        #expect(!signer.isValid(signature: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH9", for: path))
+        #expect(!signer.isValid(signature: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", for: path + "x"))
+        #expect(!signer.isValid(signature: "", for: path))
+    }
+
+    /// The README's signing example (Swift, Python and `openssl dgst` print the same).
+    @Test func readmeSigningExample() {
+        let signer = URLSigner(pairs: [.init(key: Data("secret".utf8), salt: Data("hello".utf8))])
+        let path = "/rs:fit:512:512/q:80/plain/https://example.com/photo.jpg@webp"
+        #expect(signer.signature(for: path) == "mVvRDtFFx-YuJ1J-z7NNWKHqJifSg0YocWf9n0xExy8")
+    }
+
+    @Test func severalKeyPairsAreAccepted() {
+        let old = URLSigner.KeyPair(key: Data([1, 2, 3]), salt: Data([4, 5]))
+        let new = URLSigner.KeyPair(key: Data([9, 9]), salt: Data([8]))
+        let both = URLSigner(pairs: [new, old])
+        let path = "/w:10/plain/http://a.com/x.jpg"
+        let signedWithOld = URLSigner(pairs: [old]).signature(for: path) ?? ""
+        let signedWithNew = URLSigner(pairs: [new]).signature(for: path) ?? ""
+        #expect(signedWithOld != signedWithNew)
+        #expect(both.isValid(signature: signedWithOld, for: path))
+        #expect(both.isValid(signature: signedWithNew, for: path))
+        #expect(!URLSigner(pairs: [new]).isValid(signature: signedWithOld, for: path))
+    }
+
+    /// URLs built by the PyPI `imgproxy` package verify with our signer; one changed byte of
+    /// the signature does not.
+    @Test func urlsFromThePythonBuilderVerify() async throws {
+        let output = try await runPythonReference("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", "https://a.com/x.jpg"])
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 3)
+        let signer = URLSigner(pairs: [.init(key: Data([0x0a, 0x1b, 0x2c, 0x3d]), salt: Data([0xaa, 0xbb, 0xcc]))])
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = try #require(object["path"] as? String)
+            let url = try ImgproxyURL(path: path)
+            #expect(url.source == "https://a.com/x.jpg")
+            #expect(signer.isValid(signature: url.signature, for: url.signedPath), "\(path)")
+            var bytes = Array(url.signature.utf8)
+            bytes[5] = bytes[5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(!signer.isValid(signature: String(decoding: bytes, as: UTF8.self), for: url.signedPath))
+        }
+    }
+
+    @Test func sourcePrefixesCompareParsedParts() throws {
+        let policy = try SourcePolicy(allowedPrefixes: ["https://a.com/", "http://b.org:8080/img"])
+        #expect(try policy.check("https://a.com/x.jpg").absoluteString == "https://a.com/x.jpg")
+        #expect(try policy.check("https://A.com:443/deep/x.jpg").host == "A.com")
+        #expect(try policy.check("http://b.org:8080/img/x.jpg").path == "/img/x.jpg")
+        for refused in ["https://a.com@evil.com/x.jpg", "https://a.com.evil.com/x.jpg", "http://a.com/x.jpg",
+                        "https://evil.com/https://a.com/", "http://b.org:8080/imgx/y.jpg", "http://b.org/img/x.jpg",
+                        "https://user:pw@a.com/x.jpg", "file:///etc/passwd"] {
+            #expect(throws: ServiceError.self, "\(refused)") { try policy.check(refused) }
+            do {
+                _ = try policy.check(refused)
+            } catch {
+                #expect(error.status == 403, "\(refused): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import LoupeCodecs
+import LoupeOrigin
+import LoupeServer
+import LoupeTestSupport
+import Testing
+
+/// Options → pipeline → encoded response, and the HTTP around it, over real HTTP against a
+/// real server, sources from a real origin on loopback.
+@Suite struct ServingTests {
+    static func decode(_ data: Data) throws -> DecodedImage {
+        try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true))
+    }
+
+    @Test func resizesEncodesAndSetsHeaders() async throws {
+        let photo = try TestImage.jpeg(width: 400, height: 300, seed: 1)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let answer = try await server.request(insecurePath("rs:fit:100:100", origin.url("/cat.jpg").absoluteString))
+                #expect(answer.status == 200)
+                #expect(answer.header("Content-Type") == "image/jpeg")
+                #expect(answer.header("Cache-Control") == "public, max-age=31536000")
+                #expect(answer.header("Vary") == "Accept")
+                #expect(answer.header("Content-Disposition") == "inline; filename=\"cat.jpg\"")
+                let etag = try #require(answer.header("ETag"))
+                let image = try Self.decode(answer.body)
+                #expect(image.metadata.format == .jpeg)
+                #expect((image.metadata.width, image.metadata.height) == (100, 75))
+
+                // The same URL with its ETag: 304, no body.
+                let again = try await server.request(insecurePath("rs:fit:100:100", origin.url("/cat.jpg").absoluteString),
+                                                     headers: [("If-None-Match", etag)])
+                #expect(again.status == 304)
+                #expect(again.body.isEmpty)
+                #expect(again.header("ETag") == etag)
+
+                // HEAD: the headers of GET, no body.
+                let head = try await server.request(insecurePath("rs:fit:100:100", origin.url("/cat.jpg").absoluteString), method: .HEAD)
+                #expect(head.status == 200)
+                #expect(head.body.isEmpty)
+                #expect(head.header("ETag") == etag)
+                #expect(head.header("Content-Type") == "image/jpeg")
+            }
+        }
+    }
+
+    @Test func formatFromAcceptWhenTheURLNamesNone() async throws {
+        let photo = try TestImage.jpeg(width: 200, height: 100, seed: 2)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/a.jpg").absoluteString
+                let webp = try await server.request(insecurePath("w:50", source), headers: [("Accept", "image/avif,image/webp,*/*")])
+                #expect(webp.status == 200)
+                #expect(webp.header("Content-Type") == "image/webp")
+                #expect(webp.header("Vary") == "Accept")
+                let decoded = try Self.decode(webp.body)
+                #expect(decoded.metadata.format == .webp)
+                #expect((decoded.metadata.width, decoded.metadata.height) == (50, 25))
+
+                // Named in the URL: no negotiation, no Vary.
+                let png = try await server.request(insecurePath("w:50", source, extension: "png"), headers: [("Accept", "image/webp")])
+                #expect(png.header("Content-Type") == "image/png")
+                #expect(png.header("Vary") == nil)
+                #expect(try Self.decode(png.body).metadata.format == .png)
+            }
+        }
+    }
+
+    @Test func everyResizeModeGivesImgproxysSize() async throws {
+        let photo = try TestImage.png(width: 300, height: 200, seed: 3)
+        try await OriginServer.run(handler: { _ in .ok(photo, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/p.png").absoluteString
+                let cases: [(String, Int, Int)] = [
+                    ("rs:fit:100:100", 100, 67), ("rs:fill:100:100", 100, 100), ("rs:fill:100:100/g:nowe:5:5", 100, 100),
+                    ("rs:force:100:30", 100, 30), ("rs:auto:100:50", 100, 50), ("rs:auto:50:100", 50, 33),
+                    ("rs:fit:600:600", 300, 200), ("rs:fit:600:600:1", 600, 400), ("rs:fill:600:100", 300, 100),
+                    ("rs:fill-down:600:100", 300, 50), ("s:0:50", 75, 50), ("w:150/h:150/dpr:2", 300, 200),
+                    ("w:150/dpr:0.5", 75, 50), ("bl:3/bg:00ff00", 300, 200), ("q:10/w:30", 30, 20),
+                    ("cb:v2/w:30/sm:1", 30, 20), ("exp:4000000000/w:30", 30, 20),
+                ]
+                for (options, width, height) in cases {
+                    let answer = try await server.request(insecurePath(options, source, extension: "png"))
+                    #expect(answer.status == 200, "\(options): \(String(decoding: answer.body, as: UTF8.self))")
+                    guard answer.status == 200 else { continue }
+                    let image = try Self.decode(answer.body)
+                    #expect((image.metadata.width, image.metadata.height) == (width, height), "\(options)")
+                }
+            }
+        }
+    }
+
+    @Test func gravityChoosesTheKeptSide() async throws {
+        // Left half red, right half blue: a west cut keeps red, an east cut blue.
+        var pixels = [UInt8]()
+        for _ in 0..<50 { for x in 0..<200 { pixels += x < 100 ? [255, 0, 0, 255] : [0, 0, 255, 255] } }
+        let png = try ImageEncoder().encode(try Bitmap(width: 200, height: 50, pixels: pixels), as: .png)
+        try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/halves.png").absoluteString
+                let west = try Self.decode(try await server.request(insecurePath("rs:fill:50:50/g:we", source, extension: "png")).body)
+                let east = try Self.decode(try await server.request(insecurePath("rs:fill:50:50/g:ea", source, extension: "png")).body)
+                #expect(west.bitmap.pixel(x: 25, y: 25).r == 255 && west.bitmap.pixel(x: 25, y: 25).b == 0)
+                #expect(east.bitmap.pixel(x: 25, y: 25).b == 255 && east.bitmap.pixel(x: 25, y: 25).r == 0)
+            }
+        }
+    }
+
+    @Test func backgroundFlattensTransparency() async throws {
+        let clear = try ImageEncoder().encode(try Bitmap(width: 4, height: 4, pixels: [UInt8](repeating: 0, count: 64)), as: .png)
+        try await OriginServer.run(handler: { _ in .ok(clear, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let answer = try await server.request(insecurePath("bg:10:20:30", origin.url("/c.png").absoluteString, extension: "png"))
+                let pixel = try Self.decode(answer.body).bitmap.pixel(x: 1, y: 1)
+                #expect((pixel.r, pixel.g, pixel.b, pixel.a) == (10, 20, 30, 255))
+            }
+        }
+    }
+
+    /// Every error status of the issue, each a JSON `{"kind", "message"}`.
+    @Test func errorsAreJSONWithTheirStatus() async throws {
+        let photo = try TestImage.jpeg(width: 200, height: 200, seed: 4)
+        try await OriginServer.run(handler: { request in
+            switch request.path {
+            case "/ok.jpg": .ok(photo)
+            case "/big.jpg": .ok(Data(repeating: 0xFF, count: 3 << 20))
+            case "/text": .ok(Data("hello, not an image".utf8), contentType: "text/plain")
+            case "/broken": .status(500)
+            case "/slow.jpg": .ok(photo, delay: .seconds(5))
+            default: .status(404)
+            }
+        }) { origin in
+            var settings = testSettings()
+            settings.maximumSourceBytes = 1 << 20
+            settings.maximumSourcePixels = 10_000
+            settings.requestTimeout = .seconds(1)
+            try await RunningServer.with(settings) { server in
+                func source(_ path: String) -> String { origin.url(path).absoluteString }
+                let cases: [(String, Int, String)] = [
+                    (insecurePath("crop:10:10", source("/ok.jpg")), 400, "unsupportedOption"),
+                    (insecurePath("w:abc", source("/ok.jpg")), 400, "badOption"),
+                    ("/insecure", 400, "badURL"),
+                    (insecurePath("w:10", source("/ok.jpg")).replacingOccurrences(of: "/insecure/", with: "/wrongsig/"), 403, "badSignature"),
+                    (insecurePath("", "ftp://127.0.0.1/x.jpg"), 403, "forbiddenSource"),
+                    (insecurePath("exp:1000", source("/ok.jpg")), 404, "expired"),
+                    (insecurePath("w:10", source("/missing.jpg")), 404, "sourceNotFound"),
+                    (insecurePath("w:10", source("/big.jpg")), 413, "sourceTooLarge"),
+                    (insecurePath("w:10", source("/ok.jpg")), 422, "tooManyPixels"),
+                    (insecurePath("w:10", source("/text")), 415, "notAnImage"),
+                    (insecurePath("w:10", source("/broken")), 502, "sourceFailed"),
+                    (insecurePath("w:10", source("/slow.jpg")), 504, "timeout"),
+                    (insecurePath("w:99999", source("/ok.jpg")), 400, "badOption"),
+                ]
+                for (path, status, kind) in cases {
+                    let answer = try await server.request(path)
+                    #expect(answer.status == status, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+                    #expect(answer.header("Content-Type") == "application/json", "\(path)")
+                    #expect(answer.json["kind"] as? String == kind, "\(path)")
+                    #expect((answer.json["message"] as? String)?.isEmpty == false, "\(path)")
+                    #expect(answer.header("Cache-Control") != nil, "\(path)")
+                }
+                let post = try await server.request("/insecure/w:1/plain/x", method: .DELETE)
+                #expect(post.status == 405)
+            }
+        }
+    }
+
+    @Test func healthAndMetrics() async throws {
+        let photo = try TestImage.jpeg(width: 64, height: 64, seed: 5)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let health = try await server.request("/health")
+                #expect(health.status == 200)
+                #expect(health.json["status"] as? String == "ok")
+                _ = try await server.request(insecurePath("w:10", origin.url("/m.jpg").absoluteString))
+                _ = try await server.request(insecurePath("nope:1", origin.url("/m.jpg").absoluteString))
+                let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
+                #expect(metrics.contains(#"loupe_http_requests_total{status="200"}"#))
+                #expect(metrics.contains(#"loupe_http_requests_total{status="400"} 1"#))
+                for stage in ["queue", "download", "decode", "encode", "total"] {
+                    #expect(metrics.contains(#"loupe_stage_duration_seconds_count{stage="\#(stage)"} "#), "\(stage)")
+                    #expect(!metrics.contains(#"loupe_stage_duration_seconds_count{stage="\#(stage)"} 0"#), "\(stage)")
+                }
+                #expect(metrics.contains("loupe_pipeline_downloads 1"))
+            }
+        }
+    }
+}
