@@ -11,6 +11,7 @@ packages=(
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
+  libsqlite3-dev valgrind                                 # SQLite for GRDB (benchmarks' disk-stores); callgrind (pipeline-instructions)
 )
 
 missing=()
