@@ -60,12 +60,12 @@ enum DiskStoreComparison {
                 return try FileStore(directory: directory)
             }),
         ]
+        var directory = 0
         for (size, count) in [(100_000, 300), (8_000, 1_000)] {
             let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8) })
             var writes = [[Double]](repeating: [], count: makers.count)
             var writeWall = [[Double]](repeating: [], count: makers.count)
             var reads = [[Double]](repeating: [], count: makers.count)
-            var directory = 0
             for round in 0...rounds {
                 for (index, maker) in makers.enumerated() {
                     directory += 1

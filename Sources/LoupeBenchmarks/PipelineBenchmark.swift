@@ -180,10 +180,11 @@ enum PipelineBenchmark {
             print("  load average before: \(loadBefore), after: \(loadAverage())")
         }
 
-        /// For profiling one variant alone (perf record): LOUPE_PIPELINE_ONLY=<part of its name>.
-        let only = ProcessInfo.processInfo.environment["LOUPE_PIPELINE_ONLY"]
+        /// For profiling some variants alone (perf record): LOUPE_PIPELINE_ONLY=<part of a name>,
+        /// several separated by `|`.
+        let only = ProcessInfo.processInfo.environment["LOUPE_PIPELINE_ONLY"].map { $0.split(separator: "|") }
         func compare(_ title: String, _ variants: [Variant]) async throws -> [[Sample]] {
-            let variants = variants.filter { variant in only.map { variant.name.contains($0) } ?? true }
+            let variants = variants.filter { variant in only.map { $0.contains { variant.name.contains($0) } } ?? true }
             guard !variants.isEmpty else { return [] }
             print("- \(title)")
             let loadBefore = loadAverage()
