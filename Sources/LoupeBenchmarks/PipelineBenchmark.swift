@@ -194,7 +194,7 @@ enum PipelineBenchmark {
         }
 
         // Data only.
-        let bare = Variant(name: "bare AsyncHTTPClient") { urls in
+        let bare = Variant(name: "bare AsyncHTTPClient, data only") { urls in
             try await forEach(urls) { url in blackHole(try await client.loadData(for: DataRequest(url: url)).data.count) }
         }
         func dataVariant(_ name: String, disk: Bool, slots: Int) -> Variant {
