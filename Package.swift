@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Benchmarks only: SQLite as a candidate store for the disk cache (`disk-stores`).
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
@@ -121,7 +123,10 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "LoupeBenchmarks",
-            dependencies: ["Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport"],
+            dependencies: [
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),

@@ -86,27 +86,34 @@ extension ImagePipeline {
 
     private func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
         let decoder = configuration.decoder
-        let options = DecodingOptions(
-            maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: configuration.decodingLimits)
+        let limits = configuration.decodingLimits
         let result = try await runProcessingWork(priority: priority) {
-            let image: DecodedImage
-            do {
-                image = try decoder.decode(data, options: options)
-            } catch {
-                throw ImagePipelineError.decodingFailed(error)
-            }
-            var bitmap = image.bitmap
-            if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
-                do {
-                    bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
-                } catch {
-                    throw ImagePipelineError.decodingFailed(error)
-                }
-            }
-            return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+            try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
         }
         recorder.record(.decodes)
         return result
+    }
+
+    /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),
+    /// then resize to fit `thumbnail`. Package-visible so the benchmarks can count its
+    /// instructions under callgrind, which cannot run the concurrency runtime's threads here.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits) throws -> ImageContainer {
+        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits)
+        let image: DecodedImage
+        do {
+            image = try decoder.decode(data, options: options)
+        } catch {
+            throw ImagePipelineError.decodingFailed(error)
+        }
+        var bitmap = image.bitmap
+        if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
+            do {
+                bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
+            } catch {
+                throw ImagePipelineError.decodingFailed(error)
+            }
+        }
+        return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
     }
 
     /// Runs CPU-bound `work` in the processing queue (bounded, by priority) off the cooperative

@@ -9,20 +9,31 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("codecs", CodecBenchmark.run),
     ("processing", ProcessingBenchmark.run),
     ("disk", DiskCacheBenchmark.run),
+    ("disk-stores", DiskStoreComparison.run),
     ("pipeline", PipelineBenchmark.run),
     ("lists", ListsBenchmark.run),
     // The two halves of "pipeline" alone, for profiling.
     ("pipeline-hit", PipelineBenchmark.memoryHit),
     ("pipeline-cold", PipelineBenchmark.coldLoads),
+    // Instructions per thumbnail load under callgrind (not part of "all": it takes minutes).
+    ("pipeline-instructions", PipelineInstructions.run),
 ]
+/// Run by "pipeline-instructions" under callgrind, never on its own.
+let probe = "pipeline-probe"
 
 let requested = Set(CommandLine.arguments.dropFirst())
+if requested == [probe] {
+    // Synchronous, before any await: no thread may start under valgrind.
+    try PipelineInstructions.probe()
+    exit(0)
+}
+
 let unknown = requested.subtracting(suites.map(\.name))
 if !unknown.isEmpty {
     print("unknown suite(s): \(unknown.sorted().joined(separator: ", ")); known: \(suites.map(\.name).joined(separator: ", "))")
     exit(2)
 }
-for suite in suites where requested.isEmpty || requested.contains(suite.name) {
+for suite in suites where requested.isEmpty ? suite.name != "pipeline-instructions" : requested.contains(suite.name) {
     print("== \(suite.name)")
     try await suite.run()
 }

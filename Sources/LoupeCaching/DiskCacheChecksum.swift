@@ -1,10 +1,10 @@
 /// XXH64 (xxHash, 64-bit), used by the disk cache to detect torn or damaged entry files and
-/// journal records.
+/// journal records (package: the benchmarks checksum their prototype stores the same way).
 ///
 /// Why a non-cryptographic hash: the threat is a crash, a short write or bit rot, not an
 /// attacker, and the check runs on every read, so it must cost little next to the read itself
 /// (XXH64 runs at memory speed; a table CRC-32 would cost more than the file read).
-enum DiskCacheChecksum {
+package enum DiskCacheChecksum {
     private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -13,7 +13,7 @@ enum DiskCacheChecksum {
 
     /// The XXH64 digest of `bytes` with `seed`. Chaining (`seed:` = digest of a previous part)
     /// lets a writer checksum a payload and its trailer without copying them together.
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let count = bytes.count
         var offset = 0
         var acc: UInt64

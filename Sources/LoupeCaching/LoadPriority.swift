@@ -19,10 +19,10 @@ public final class LoadPriority: Sendable {
     /// or leaving a shared load. A queue that sorted its work by priorities it read at an
     /// earlier value must read them again; at the same value its order still holds, so it need
     /// not read them at all (reading a shared load's priority takes locks).
-    package static let changes = Atomic<UInt64>(0)
+    @usableFromInline package static let changes = Atomic<UInt64>(0)
 
     /// Records that priorities may have changed (see ``changes``).
-    package static func noteChange() {
+    @usableFromInline package static func noteChange() {
         changes.add(1, ordering: .releasing)
     }
 
@@ -32,7 +32,7 @@ public final class LoadPriority: Sendable {
     }
 
     /// A priority computed on every read, e.g. the highest of a shared load's waiters.
-    package init(derived compute: @escaping @Sendable () -> TaskPriority) {
+    @usableFromInline package init(derived compute: @escaping @Sendable () -> TaskPriority) {
         source = .derived(compute)
     }
 

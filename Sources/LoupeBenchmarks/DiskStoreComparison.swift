@@ -1,0 +1,266 @@
+import Foundation
+import GRDB
+import LoupeCaching
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `LoupeBenchmarks disk-stores`: the disk cache's write path three ways, side by side, for the
+/// entries the pipeline stores (100 KB downloads) and small ones (8 KB):
+/// - `DiskCache` as it is: one file per entry (temporary file, `writev`, `close`, `rename`, a
+///   journal record);
+/// - a prototype of append-only segment files with the journal as index: each entry is
+///   appended to the current 64 MB segment (`writev`, payload + checksummed trailer) and one
+///   journal record (key → segment, offset, length, checksum) is written — no file is created
+///   per entry. Compaction (rewriting segments whose entries were mostly removed) is not part
+///   of the prototype, so its cost is not in these figures;
+/// - SQLite through GRDB: one row per entry (`INSERT OR REPLACE`, its own transaction), WAL
+///   mode with `synchronous = NORMAL`, which like `DiskCache` survives a killed process
+///   (not a power loss) for every committed write.
+///
+/// A fourth variant is today's store right after 2,000 files were deleted nearby.
+///
+/// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
+/// (deleted only at the end, for the reason above);
+/// CPU is the process's user + system time (the kernel's writeback threads are not in it, for
+/// any of the three). Reads: a warm entry read back repeatedly; the prototypes do not record
+/// the access (`DiskCache` buffers an access record per read), which favours them.
+enum DiskStoreComparison {
+    /// A store under test: write an entry, read one back.
+    protocol Store: AnyObject {
+        func store(_ data: Data, forKey key: String) throws
+        func data(forKey key: String) throws -> Data?
+        func close()
+    }
+
+    static func run() throws {
+        let rounds = ProcessInfo.processInfo.environment["LOUPE_DISK_STORE_ROUNDS"].flatMap(Int.init).map { max(1, $0) } ?? 7
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-disk-stores-\(getpid())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        print("-- disk cache write path, interleaved (A B C D per round, \(rounds) rounds after a warm-up); load average \(PipelineBenchmark.loadAverage())")
+        let makers: [(name: String, make: (URL) throws -> any Store)] = [
+            ("one file per entry (DiskCache)", { try FileStore(directory: $0) }),
+            ("append-only segments + journal", { try SegmentStore(directory: $0) }),
+            ("SQLite via GRDB (WAL, NORMAL)", { try SQLiteStore(directory: $0) }),
+            ("one file per entry, 2,000 deleted", { directory in
+                // Untimed: 2,000 files created and deleted just before, as a cache trimming
+                // itself does. On an ext4 without a journal (this machine), creating a file
+                // then skips each inode deleted in the last seconds (`recently_deleted`).
+                let scratch = directory.deletingLastPathComponent().appendingPathComponent(directory.lastPathComponent + "-deleted")
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                for index in 0..<2_000 {
+                    let path = scratch.path + "/\(index)"
+                    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+                    guard descriptor >= 0 else { throw BenchmarkError("create \(path): \(errno)") }
+                    Glibc.close(descriptor)
+                }
+                try FileManager.default.removeItem(at: scratch)
+                return try FileStore(directory: directory)
+            }),
+        ]
+        var directory = 0
+        for (size, count) in [(100_000, 300), (8_000, 1_000)] {
+            let payload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 8) })
+            var writes = [[Double]](repeating: [], count: makers.count)
+            var writeWall = [[Double]](repeating: [], count: makers.count)
+            var reads = [[Double]](repeating: [], count: makers.count)
+            for round in 0...rounds {
+                for (index, maker) in makers.enumerated() {
+                    directory += 1
+                    let folder = root.appendingPathComponent("\(directory)")
+                    let store = try maker.make(folder)
+                    let cpuBefore = processCPUSeconds()
+                    let start = ContinuousClock.now
+                    for key in 0..<count { try store.store(payload, forKey: "https://example.com/images/\(round)/\(key).jpg") }
+                    let wall = seconds(start.duration(to: .now))
+                    let cpu = processCPUSeconds() - cpuBefore
+                    let readCount = 1_000
+                    let key = "https://example.com/images/\(round)/\(count / 2).jpg"
+                    _ = try store.data(forKey: key) // first read verifies the checksum
+                    let readStart = ContinuousClock.now
+                    for _ in 0..<readCount {
+                        guard try store.data(forKey: key)?.count == size else { throw BenchmarkError("\(maker.name): read missed") }
+                    }
+                    let readTime = seconds(readStart.duration(to: .now))
+                    store.close()
+                    if round > 0 {
+                        writes[index].append(cpu / Double(count) * 1e6)
+                        writeWall[index].append(wall / Double(count) * 1e6)
+                        reads[index].append(readTime / Double(readCount) * 1e6)
+                    }
+                }
+            }
+            print("  \(size / 1000) KB entries, \(count) stores per run:")
+            for (index, maker) in makers.enumerated() {
+                var line = String(format: "    %@ store %6.1f µs CPU (%.1f–%.1f), %6.1f µs wall; warm read %5.1f µs",
+                                  maker.name.padding(toLength: 32, withPad: " ", startingAt: 0),
+                                  Measurement.median(of: writes[index]), writes[index].min() ?? 0, writes[index].max() ?? 0,
+                                  Measurement.median(of: writeWall[index]), Measurement.median(of: reads[index]))
+                if index > 0 {
+                    let ratios = zip(writes[index], writes[0]).map { $0 / $1 }
+                    let readRatios = zip(reads[index], reads[0]).map { $0 / $1 }
+                    line += String(format: "\n      per pair vs one file per entry: store CPU %.2f× (%.2f–%.2f), warm read %.2f× (%.2f–%.2f)",
+                                   Measurement.median(of: ratios), ratios.min() ?? 0, ratios.max() ?? 0,
+                                   Measurement.median(of: readRatios), readRatios.min() ?? 0, readRatios.max() ?? 0)
+                }
+                print(line)
+            }
+        }
+        print("  load average after: \(PipelineBenchmark.loadAverage())")
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    // MARK: Today's store
+
+    final class FileStore: Store {
+        let cache: DiskCache
+        init(directory: URL) throws { cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30)) }
+        func store(_ data: Data, forKey key: String) throws { try cache.store(data, forKey: key) }
+        func data(forKey key: String) throws -> Data? { try cache.data(forKey: key) }
+        func close() { cache.close() }
+    }
+
+    // MARK: Segments
+
+    /// Prototype: entries appended to 64 MB segment files; the journal maps keys to where they
+    /// are. Enough to measure the write and read paths, not a cache (no eviction, compaction,
+    /// recovery or locking).
+    final class SegmentStore: Store {
+        struct Location {
+            var segment: Int
+            var offset: Int
+            var length: Int
+            var checksum: UInt64
+            var verified: Bool
+        }
+
+        private static let segmentLimit = 64 << 20
+        private let directory: String
+        private var segments: [Int32] = []
+        private var segmentLength = 0
+        private let journal: Int32
+        private var index: [String: Location] = [:]
+
+        init(directory: URL) throws {
+            self.directory = directory.path
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            journal = open(directory.path + "/journal", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard journal >= 0 else { throw BenchmarkError("journal: \(errno)") }
+            try startSegment()
+        }
+
+        private func startSegment() throws {
+            let descriptor = open(directory + "/segment-\(segments.count)", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw BenchmarkError("segment: \(errno)") }
+            segments.append(descriptor)
+            segmentLength = 0
+        }
+
+        func store(_ data: Data, forKey key: String) throws {
+            if segmentLength + data.count > Self.segmentLimit { try startSegment() }
+            // Trailer: key, length, checksum (so segments alone can rebuild the index).
+            var trailer: [UInt8] = []
+            trailer.reserveCapacity(key.utf8.count + 24)
+            trailer.append(contentsOf: key.utf8)
+            let payloadHash = data.withUnsafeBytes { DiskCacheChecksum.hash($0) }
+            let checksum = trailer.withUnsafeBytes { DiskCacheChecksum.hash($0, seed: payloadHash) }
+            withUnsafeBytes(of: UInt64(data.count).littleEndian) { trailer.append(contentsOf: $0) }
+            withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt64(0x4C50_5345_474D_4E54).littleEndian) { trailer.append(contentsOf: $0) }
+            let descriptor = segments[segments.count - 1]
+            let written = data.withUnsafeBytes { first in
+                trailer.withUnsafeBytes { second in
+                    var vectors = [
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
+                    ]
+                    return writev(descriptor, &vectors, 2)
+                }
+            }
+            guard written == data.count + trailer.count else { throw BenchmarkError("segment write: \(errno)") }
+            let location = Location(segment: segments.count - 1, offset: segmentLength, length: data.count, checksum: checksum, verified: true)
+            segmentLength += written
+            // Journal record: length, key, segment, offset, length, checksum.
+            var record: [UInt8] = []
+            record.reserveCapacity(key.utf8.count + 36)
+            withUnsafeBytes(of: UInt32(key.utf8.count).littleEndian) { record.append(contentsOf: $0) }
+            record.append(contentsOf: key.utf8)
+            for value in [UInt64(location.segment), UInt64(location.offset), UInt64(location.length), checksum] {
+                withUnsafeBytes(of: value.littleEndian) { record.append(contentsOf: $0) }
+            }
+            guard record.withUnsafeBytes({ write(journal, $0.baseAddress, $0.count) }) == record.count else {
+                throw BenchmarkError("journal write: \(errno)")
+            }
+            index[key] = location
+        }
+
+        func data(forKey key: String) throws -> Data? {
+            guard let location = index[key] else { return nil }
+            guard let buffer = malloc(location.length) else { throw BenchmarkError("malloc") }
+            let got = pread(segments[location.segment], buffer, location.length, off_t(location.offset))
+            guard got == location.length else {
+                free(buffer)
+                throw BenchmarkError("pread: \(errno)")
+            }
+            if !location.verified {
+                // As DiskCache: verified on the first read of a session (key hash chained).
+                _ = DiskCacheChecksum.hash(UnsafeRawBufferPointer(start: buffer, count: location.length))
+                index[key]?.verified = true
+            }
+            return Data(bytesNoCopy: buffer, count: location.length, deallocator: .free)
+        }
+
+        func close() {
+            for descriptor in segments { Glibc.close(descriptor) }
+            Glibc.close(journal)
+            segments = []
+        }
+    }
+
+    // MARK: SQLite
+
+    /// Prototype: one table, the payload as a blob.
+    final class SQLiteStore: Store {
+        private let queue: DatabaseQueue
+
+        init(directory: URL) throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            queue = try DatabaseQueue(path: directory.path + "/cache.sqlite", configuration: configuration)
+            _ = try queue.writeWithoutTransaction { db in
+                try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            }
+            try queue.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE entry (key TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL,
+                    storedAt REAL NOT NULL, expiresAt REAL, lastAccessedAt REAL NOT NULL)
+                    """)
+            }
+        }
+
+        func store(_ data: Data, forKey key: String) throws {
+            let now = Date().timeIntervalSince1970
+            try queue.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO entry (key, data, storedAt, expiresAt, lastAccessedAt) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [key, data, now, now + 7 * 86_400, now])
+            }
+        }
+
+        func data(forKey key: String) throws -> Data? {
+            try queue.read { db in try Data.fetchOne(db, sql: "SELECT data FROM entry WHERE key = ?", arguments: [key]) }
+        }
+
+        func close() {
+            try? queue.close()
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Loupe
+import LoupeCodecs
+import LoupeProcessing
+
+/// `LoupeBenchmarks pipeline-instructions`: instructions per thumbnail load, counted by
+/// `valgrind --tool=callgrind`, for the single-threaded work of the pipeline's decode stage
+/// beside the bare stages. Instruction counts do not move with the other builds on the
+/// machine, so this answers "how much does the pipeline's CPU work add" where wall and CPU
+/// time swing.
+///
+/// valgrind 3.19 (Debian 12) crashes as soon as libdispatch starts a worker thread, so the
+/// probe runs no concurrency at all: what the pipeline adds in hops, tasks and queues is
+/// measured by `pipeline` (CPU time, interleaved), not here.
+///
+/// The benchmark runs itself under callgrind (suite `pipeline-probe`) once per mode and load
+/// count; instructions per load are the difference between a run of 2n and a run of n loads
+/// divided by n, which cancels start-up (the runtime, Foundation, generating the images). Modes:
+/// - `decode`: the bare stages: `ImageDecoder.decode` to ≤ 256 px (JPEG DCT scaling) and
+///   `Resize(maxPixelSize: 256)`, as the bare side of `pipeline` runs them;
+/// - `stage`: the pipeline's own code for the same: the header check of a download
+///   (`checkDownloadedImage`) and the decode stage's work (`decodeWork`).
+///
+/// The callgrind profiles stay in the printed folder for `callgrind_annotate`.
+enum PipelineInstructions {
+    static let modes = ["decode", "stage"]
+    private static let imageCount = 8
+
+    static func run() async throws {
+        let loads = ProcessInfo.processInfo.environment["LOUPE_PROBE_LOADS"].flatMap(Int.init).map { max(1, $0) } ?? 8
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-callgrind-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard let built = Bundle.main.executablePath else { throw BenchmarkError("no executable path") }
+        // valgrind 3.19 cannot read the DWARF 5 the Swift toolchain writes and gives up: it runs a
+        // copy without debug information (symbols stay, so profiles still name functions).
+        let executable = folder.appendingPathComponent("LoupeBenchmarks").path
+        try run("/usr/bin/objcopy", ["--strip-debug", built, executable])
+        print("-- instructions per 1024x768 ~100 KB JPEG -> 256 px thumbnail, callgrind, (count(\(2 * loads)) - count(\(loads))) / \(loads); load average \(PipelineBenchmark.loadAverage())")
+        var perLoad: [String: Double] = [:]
+        for mode in modes {
+            var counts: [Int] = []
+            for count in [loads, 2 * loads] {
+                counts.append(try callgrind(executable, mode: mode, loads: count, output: folder.appendingPathComponent("callgrind.\(mode).\(count).out").path))
+            }
+            let instructions = Double(counts[1] - counts[0]) / Double(loads)
+            perLoad[mode] = instructions
+            print(String(format: "  %@ %12.0f instructions/load  (runs: %d, %d)",
+                         mode.padding(toLength: 10, withPad: " ", startingAt: 0), instructions, counts[0], counts[1]))
+        }
+        if let decode = perLoad["decode"], let stage = perLoad["stage"] {
+            print(String(format: "  pipeline decode stage vs bare stages: %+.2f %% instructions (target ≤ +5 %%: %@)",
+                         (stage / decode - 1) * 100, stage / decode <= 1.05 ? "met" : "NOT met"))
+        }
+        print("  profiles: \(folder.path) (callgrind_annotate <file>)")
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkError("\(tool) \(arguments) failed") }
+    }
+
+    /// Runs the probe under callgrind; returns the instructions it executed.
+    private static func callgrind(_ executable: String, mode: String, loads: Int, output: String) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/valgrind")
+        process.arguments = ["--tool=callgrind", "--callgrind-out-file=\(output)", executable, "pipeline-probe"]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["LOUPE_PROBE_MODE": mode, "LOUPE_PROBE_LOADS": "\(loads)"]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkError("callgrind \(mode) \(loads) failed:\n\(text)") }
+        // "==123== Collected : 456789"
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+              let number = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        else { throw BenchmarkError("no instruction count in callgrind's output:\n\(text)") }
+        return number
+    }
+
+    // MARK: The probe (runs under callgrind)
+
+    /// `pipeline-probe`: `LOUPE_PROBE_LOADS` thumbnail decodes in `LOUPE_PROBE_MODE`, one at a
+    /// time, synchronously (no thread is started).
+    static func probe() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let mode = environment["LOUPE_PROBE_MODE"], modes.contains(mode),
+              let loads = environment["LOUPE_PROBE_LOADS"].flatMap(Int.init)
+        else { throw BenchmarkError("pipeline-probe needs LOUPE_PROBE_MODE (\(modes.joined(separator: ", "))) and LOUPE_PROBE_LOADS") }
+        // Fast to make (callgrind runs 50× slower): one encode per image, ~100 KB each.
+        let images = try (0..<imageCount).map { try PipelineBenchmark.photo(width: 1024, height: 768, seed: $0, quality: 80) }
+        let decoder = ImageDecoder()
+        let options = DecodingOptions(maxPixelSize: 256, appliesOrientation: true, firstFrameOnly: true)
+        for index in 0..<loads {
+            let data = images[index % imageCount]
+            if mode == "decode" {
+                blackHole(try Resize(maxPixelSize: 256).process(try decoder.decode(data, options: options).bitmap))
+            } else {
+                try ImagePipeline.checkDownloadedImage(data, decoder: decoder)
+                blackHole(try ImagePipeline.decodeWork(data, thumbnail: 256, decoder: decoder, limits: DecodingLimits()))
+            }
+        }
+    }
+}
