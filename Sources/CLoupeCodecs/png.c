@@ -73,6 +73,24 @@ int lc_png_read_header(lc_png *self, lc_png_header *header) {
         header->exif = exif;
         header->exif_size = exif_size;
     }
+    // libpng has already checked the iCCP profile's header and its colour space against the
+    // colour type, dropping (with a warning) a profile that fails.
+    png_charp icc_name = NULL;
+    int compression = 0;
+    png_bytep icc = NULL;
+    png_uint_32 icc_size = 0;
+    if (png_get_iCCP(self->png, self->info, &icc_name, &compression, &icc, &icc_size) && icc) {
+        header->icc = icc;
+        header->icc_size = icc_size;
+    }
+    int intent = 0;
+    header->srgb = png_get_sRGB(self->png, self->info, &intent) ? 1 : 0;
+    double gamma = 0;
+    if (png_get_gAMA(self->png, self->info, &gamma)) header->gamma = gamma;
+    double *c = header->chromaticities;
+    if (png_get_cHRM(self->png, self->info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7])) {
+        header->has_chromaticities = 1;
+    }
     return LC_OK;
 }
 

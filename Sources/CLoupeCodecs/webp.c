@@ -70,6 +70,11 @@ lc_webp *lc_webp_create(const uint8_t *data, size_t size, lc_webp_info *info, ch
         info->exif_size = chunk.chunk.size;
         WebPDemuxReleaseChunkIterator(&chunk);
     }
+    if ((flags & ICCP_FLAG) && WebPDemuxGetChunk(self->demux, "ICCP", 1, &chunk)) {
+        info->icc = chunk.chunk.bytes;
+        info->icc_size = chunk.chunk.size;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
     return self;
 }
 

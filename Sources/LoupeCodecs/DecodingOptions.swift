@@ -12,13 +12,17 @@ public struct DecodingOptions: Sendable, Equatable {
     public var firstFrameOnly: Bool
     /// Size and frame limits checked before allocation.
     public var limits: DecodingLimits
+    /// Whether colours are converted to sRGB through the file's ICC profile or PNG colour
+    /// chunks (the default), or kept as stored.
+    public var colorManagement: ColorManagement
 
-    /// Creates options; the defaults decode every frame at full size, as stored.
+    /// Creates options; the defaults decode every frame at full size, converted to sRGB.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = false, firstFrameOnly: Bool = false,
-                limits: DecodingLimits = DecodingLimits()) {
+                limits: DecodingLimits = DecodingLimits(), colorManagement: ColorManagement = .convertToSRGB) {
         self.maxPixelSize = maxPixelSize
         self.appliesOrientation = appliesOrientation
         self.firstFrameOnly = firstFrameOnly
         self.limits = limits
+        self.colorManagement = colorManagement
     }
 }

@@ -14,6 +14,9 @@ public struct ImageEncoder: Sendable {
         case webp(quality: Int)
         /// Lossless WebP (exact RGB is kept even under transparent pixels).
         case webpLossless
+        /// AVIF at `quality` 0...100 (8-bit 4:2:0, tagged sRGB), encoded by libaom at `speed`
+        /// 0 (slowest, smallest) ... 10; 8 suits thumbnails made on request.
+        case avif(quality: Int, speed: Int = 8)
 
         /// The container format this produces.
         public var imageFormat: ImageFormat {
@@ -21,6 +24,7 @@ public struct ImageEncoder: Sendable {
             case .jpeg: .jpeg
             case .png: .png
             case .webp, .webpLossless: .webp
+            case .avif: .avif
             }
         }
     }
@@ -37,6 +41,7 @@ public struct ImageEncoder: Sendable {
         case .jpeg: 65_500
         case .png: Int(Int32.max)
         case .webp, .webpLossless: 16_383
+        case .avif: 65_536
         }
         guard bitmap.width <= maxSide, bitmap.height <= maxSide else {
             throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
@@ -60,6 +65,11 @@ public struct ImageEncoder: Sendable {
                     return lc_webp_encode(base, width, height, stride, 0, Float(quality), &output, &size, text)
                 case .webpLossless:
                     return lc_webp_encode(base, width, height, stride, 1, 75, &output, &size, text)
+                case let .avif(quality, speed):
+                    guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("AVIF quality \(quality) is outside 0...100") }
+                    guard (0...10).contains(speed) else { throw ImageCodecError.invalidBitmap("AVIF speed \(speed) is outside 0...10") }
+                    return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
+                                          &output, &size, text)
                 }
             }
         }

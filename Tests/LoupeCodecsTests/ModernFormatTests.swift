@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import CLoupeCodecs
+@testable import LoupeCodecs
+
+/// HEIF, AVIF and JPEG XL files made by heif-enc, avifenc and cjxl (Scripts/fetch-corpus.sh),
+/// decoded and colour-managed, against vips's decode of the same file (its PNG, ICC profile
+/// kept) converted to sRGB by Pillow + ImageCms.
+@Suite struct ModernFormatTests {
+    /// File, expected format, and the largest per-channel difference from the reference
+    /// allowed (the mean must be at most 1.5). Measured on Debian 12: HEIF and JPEG XL 0 (vips
+    /// uses the same libheif and libjxl, and its profile goes through the same lcms2 settings);
+    /// AVIF 1 (mean 0.13), 10-bit 2 (mean 0.32), P3 4 (mean 0.16): vips reads AVIF through
+    /// libheif, whose YCbCr → RGB conversion rounds differently from libavif's.
+    static let files: [(path: String, format: ImageFormat, maximum: Int)] = [
+        ("formats/coffee.heic", .heif, 0),
+        ("formats/coffee-10bit.heic", .heif, 0),
+        ("formats/tux-alpha.heic", .heif, 0),
+        ("formats/p3.heic", .heif, 0),
+        ("formats/coffee.avif", .avif, 1),
+        ("formats/coffee-10bit.avif", .avif, 2),
+        ("formats/tux-alpha.avif", .avif, 1),
+        ("formats/p3.avif", .avif, 4),
+        ("formats/coffee-irot1.avif", .avif, 1),
+        ("formats/coffee-irot3-imir1.avif", .avif, 1),
+        ("formats/coffee-imir0.avif", .avif, 1),
+        ("formats/coffee.jxl", .jxl, 0),
+        ("formats/coffee-lossless.jxl", .jxl, 0),
+        ("formats/tux-alpha.jxl", .jxl, 0),
+        ("formats/p3.jxl", .jxl, 0),
+    ]
+
+    @Test func matchesVipsWithImageCms() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-formats-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let references = try ColorReference.load(Self.files.map { "Corpus/formats/reference/\(($0.path as NSString).lastPathComponent).png" },
+                                                 into: directory)
+        try #require(references.count == Self.files.count)
+        for (reference, file) in zip(references, Self.files) {
+            let data = try Corpus.data(file.path)
+            #expect(ImageFormat(sniffing: data) == file.format, "\(file.path)")
+            let image = try ImageDecoder().decode(data, options: DecodingOptions(appliesOrientation: true))
+            #expect(image.metadata.format == file.format)
+            let raw = try [UInt8](Data(contentsOf: URL(fileURLWithPath: reference.pixels)))
+            let expected = try Bitmap(width: reference.width, height: reference.height, pixels: raw)
+            try #require(image.bitmap.width == expected.width && image.bitmap.height == expected.height,
+                         "\(file.path): \(image.bitmap.width)x\(image.bitmap.height), vips \(expected.width)x\(expected.height)")
+            let difference = PixelDifference(image.bitmap, expected)
+            #expect(difference.mean <= 1.5, "\(file.path): mean difference \(difference.mean)")
+            #expect(difference.maximum <= file.maximum, "\(file.path): maximum difference \(difference.maximum)")
+            #expect(image.bitmap.hasTransparency == file.path.contains("alpha"), "\(file.path)")
+            #expect(image.warning == nil, "\(file.path): \(image.warning ?? "")")
+        }
+    }
+
+    /// irot and imir become the orientation, applied only when asked (like EXIF's in JPEG).
+    @Test func avifTransformsAreTheOrientation() throws {
+        let cases: [(String, ExifOrientation)] = [
+            ("formats/coffee.avif", .up), ("formats/coffee-irot1.avif", .left),
+            ("formats/coffee-irot3-imir1.avif", .leftMirrored), ("formats/coffee-imir0.avif", .downMirrored),
+        ]
+        for (path, orientation) in cases {
+            let data = try Corpus.data(path)
+            let metadata = try AVIFDecoder().metadata(of: data)
+            #expect(metadata.orientation == orientation, "\(path)")
+            #expect(metadata.width == 600 && metadata.height == 400, "\(path): stored size")
+            let stored = try AVIFDecoder().decode(data, options: DecodingOptions())
+            #expect(stored.bitmap.width == 600)
+        }
+    }
+
+    /// The P3 files come back near the sRGB photo they were made from (managed), and visibly
+    /// off when kept as stored.
+    @Test(arguments: ["formats/p3.heic", "formats/p3.avif", "formats/p3.jxl"])
+    func wideGamutIsConverted(path: String) throws {
+        let original = try ImageDecoder().decode(Corpus.data("skimage/coffee.png"), options: DecodingOptions()).bitmap
+        let managed = try decodeCorpus(path).bitmap
+        let stored = try decodeCorpus(path, options: DecodingOptions(colorManagement: .keepSourcePixels)).bitmap
+        let managedDifference = PixelDifference(managed, original, ignoringAlpha: true).mean
+        let storedDifference = PixelDifference(stored, original, ignoringAlpha: true).mean
+        #expect(managedDifference < 4, "\(path): managed \(managedDifference)")
+        #expect(storedDifference > managedDifference + 2, "\(path): stored \(storedDifference), managed \(managedDifference)")
+    }
+
+    @Test func headerLimitsAreCheckedBeforeDecoding() throws {
+        let limits = DecodingLimits(maxPixelCount: 100_000)
+        for path in ["formats/coffee.heic", "formats/coffee.avif", "formats/coffee.jxl"] {
+            #expect(throws: ImageCodecError.pixelLimitExceeded(width: 600, height: 400, limit: 100_000), "\(path)") {
+                try decodeCorpus(path, options: DecodingOptions(limits: limits))
+            }
+        }
+    }
+
+    /// Cut short: a typed `corrupt` error of the right format. Zeroed in the middle: the same,
+    /// or (HEVC and AV1 decoders conceal damage in the compressed data) an image of the
+    /// header's size; never a crash.
+    @Test(arguments: ["truncated-coffee.heic", "zeroed-coffee.heic", "truncated-coffee.avif", "zeroed-coffee.avif",
+                      "truncated-coffee.jxl", "zeroed-coffee.jxl"])
+    func brokenFilesGiveTypedErrors(name: String) throws {
+        let data = try Corpus.data("formats/broken/\(name)")
+        let format = try #require(ImageFormat(sniffing: data))
+        do {
+            let image = try ImageDecoder().decode(data, options: DecodingOptions())
+            let concealed = name.hasPrefix("zeroed-") && image.bitmap.width == 600 && image.bitmap.height == 400
+            #expect(concealed, "\(name) decoded to \(image.bitmap.width)x\(image.bitmap.height)")
+        } catch let error as ImageCodecError {
+            guard case let .corrupt(errorFormat, message) = error else {
+                Issue.record("\(name): \(error)")
+                return
+            }
+            #expect(errorFormat == format && !message.isEmpty, "\(name): \(error)")
+        }
+    }
+
+    /// HEIF decodes its thumbnail item for a small request when it has one; heif-enc writes
+    /// none, so this checks the size rule on header values.
+    @Test func heifThumbnailRule() {
+        var info = lc_heif_info()
+        info.width = 4032
+        info.height = 3024
+        info.thumbnail_width = 320
+        info.thumbnail_height = 240
+        #expect(HEIFDecoder.usesThumbnail(info, maxPixelSize: 256))
+        #expect(!HEIFDecoder.usesThumbnail(info, maxPixelSize: 512))
+        #expect(!HEIFDecoder.usesThumbnail(info, maxPixelSize: nil))
+        info.thumbnail_height = 320  // not the image's shape
+        #expect(!HEIFDecoder.usesThumbnail(info, maxPixelSize: 256))
+    }
+
+    @Test func avifEncodeRoundTrips() throws {
+        let bitmap = try gradientBitmap(width: 96, height: 64, alpha: true)
+        let data = try ImageEncoder().encode(bitmap, as: .avif(quality: 90))
+        #expect(ImageFormat(sniffing: data) == .avif)
+        let decoded = try ImageDecoder().decode(data, options: DecodingOptions())
+        #expect(decoded.bitmap.width == 96 && decoded.bitmap.height == 64)
+        let difference = PixelDifference(decoded.bitmap, bitmap)
+        #expect(difference.mean < 3, "mean \(difference.mean)")
+        #expect(decoded.bitmap.hasTransparency)
+        #expect(throws: ImageCodecError.self) { try ImageEncoder().encode(bitmap, as: .avif(quality: 101)) }
+    }
+}
