@@ -101,7 +101,7 @@ void lc_avif_destroy(lc_avif *self) {
 }
 
 int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
-                   int speed, uint8_t **out, size_t *out_size, char *message) {
+                   int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message) {
     int status = LC_ERROR;
     avifRWData output = AVIF_DATA_EMPTY;
     avifEncoder *encoder = NULL;
@@ -116,6 +116,7 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     image->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
     image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
     image->yuvRange = AVIF_RANGE_FULL;
+    if (icc && icc_size > 0) avifImageSetProfileICC(image, icc, icc_size);
     avifRGBImage rgb;
     avifRGBImageSetDefaults(&rgb, image);
     rgb.format = AVIF_RGB_FORMAT_RGBA;

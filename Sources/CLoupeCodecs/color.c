@@ -261,6 +261,28 @@ void lc_color_transform_destroy(lc_color_transform *self) {
     free(self);
 }
 
+int lc_srgb_profile(uint8_t **out, size_t *size, char *message) {
+    if (message) message[0] = 0;
+    lc_color_log log = {message};
+    cmsContext context = make_context(&log);
+    cmsHPROFILE profile = context ? cmsCreate_sRGBProfileTHR(context) : NULL;
+    cmsUInt32Number needed = 0;
+    int status = LC_ERROR;
+    *out = NULL;
+    if (profile && cmsSaveProfileToMem(profile, NULL, &needed) && needed > 0 && (*out = malloc(needed))
+        && cmsSaveProfileToMem(profile, *out, &needed)) {
+        *size = needed;
+        status = LC_OK;
+    } else {
+        fail(message, "lcms2 could not write its sRGB profile");
+        free(*out);
+        *out = NULL;
+    }
+    if (profile) cmsCloseProfile(profile);
+    if (context) cmsDeleteContext(context);
+    return status;
+}
+
 void lc_cmyk_to_rgba(uint8_t *pixels, size_t stride, uint32_t width, uint32_t height, int inverted) {
     for (uint32_t y = 0; y < height; y++) {
         uint8_t *row = pixels + (size_t)y * stride;

@@ -1,7 +1,9 @@
 import CLoupeCodecs
 import Foundation
 
-/// Encodes a `Bitmap` for thumbnails on disk and CLI output.
+/// Encodes a `Bitmap` for thumbnails on disk and CLI output. Outputs carry pixels only: no
+/// EXIF, GPS or other metadata (orientation is applied before encoding) and, by default, no
+/// colour profile — decoded pixels are sRGB, which is what a file without one means.
 public struct ImageEncoder: Sendable {
     /// The output format and its settings.
     public enum Format: Sendable, Equatable {
@@ -29,8 +31,19 @@ public struct ImageEncoder: Sendable {
         }
     }
 
-    /// Creates an encoder; it holds no state.
-    public init() {}
+    /// Whether outputs embed the sRGB ICC profile (lcms2's, under 1 KB), for viewers that treat untagged
+    /// images as something other than sRGB.
+    public var embedsSRGBProfile: Bool
+
+    /// Creates an encoder that embeds no profile.
+    public init() {
+        self.embedsSRGBProfile = false
+    }
+
+    /// Creates an encoder that embeds the sRGB profile or not.
+    public init(embedsSRGBProfile: Bool) {
+        self.embedsSRGBProfile = embedsSRGBProfile
+    }
 
     /// Encodes `bitmap` as `format`. Throws `ImageCodecError.invalidBitmap` for an impossible
     /// request (size beyond the format, quality out of range) and `.encodingFailed` with the
@@ -47,6 +60,8 @@ public struct ImageEncoder: Sendable {
             throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
         }
         var message = CMessage()
+        let profile = embedsSRGBProfile ? ProfileEmbedding.sRGB : nil
+        if embedsSRGBProfile, profile == nil { throw ImageCodecError.encodingFailed(format.imageFormat, message: "no sRGB profile from lcms2") }
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
@@ -68,13 +83,22 @@ public struct ImageEncoder: Sendable {
                 case let .avif(quality, speed):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("AVIF quality \(quality) is outside 0...100") }
                     guard (0...10).contains(speed) else { throw ImageCodecError.invalidBitmap("AVIF speed \(speed) is outside 0...10") }
+                    let icc = [UInt8](profile ?? Data())
                     return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
-                                          &output, &size, text)
+                                          icc, icc.count, &output, &size, text)
                 }
             }
         }
         guard status == LC_OK, let output else { throw ImageCodecError.encodingFailed(format.imageFormat, message: message.text) }
         // Data takes ownership and frees the C buffer with the allocator that made it.
-        return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
+        let encoded = Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
+        guard let profile else { return encoded }
+        return switch format {
+        case .jpeg: ProfileEmbedding.jpeg(encoded, profile: profile)
+        case .png: ProfileEmbedding.png(encoded, profile: profile)
+        case .webp, .webpLossless:
+            ProfileEmbedding.webp(encoded, profile: profile, width: bitmap.width, height: bitmap.height, hasAlpha: bitmap.hasTransparency)
+        case .avif: encoded  // libavif wrote it
+        }
     }
 }

@@ -160,3 +160,40 @@ import Testing
         return ~crc
     }
 }
+
+/// Outputs: no profile by default, the sRGB profile when asked, in every format, readable by
+/// Pillow and with the same pixels.
+@Suite struct OutputProfileTests {
+    @Test func sRGBProfileIsEmbeddedOnlyWhenAsked() throws {
+        let bitmap = try gradientBitmap(width: 40, height: 30)
+        let alpha = try gradientBitmap(width: 40, height: 30, alpha: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let formats: [(ImageEncoder.Format, Bitmap, String)] = [
+            (.jpeg(quality: 90), bitmap, "jpg"), (.png, bitmap, "png"), (.png, alpha, "png"),
+            (.webp(quality: 90), bitmap, "webp"), (.webp(quality: 90), alpha, "webp"), (.webpLossless, alpha, "webp"),
+            (.avif(quality: 90), bitmap, "avif"),
+        ]
+        let profile = try #require(ProfileEmbedding.sRGB)
+        var paths: [String] = []
+        for (n, (format, source, suffix)) in formats.enumerated() {
+            let plain = try ImageEncoder().encode(source, as: format)
+            let tagged = try ImageEncoder(embedsSRGBProfile: true).encode(source, as: format)
+            #expect(tagged.count >= plain.count + profile.count, "\(format): \(plain.count) -> \(tagged.count) bytes")
+            // The embedded profile is recognised as sRGB: no transform, the same pixels.
+            let a = try ImageDecoder().decode(plain, options: DecodingOptions())
+            let b = try ImageDecoder().decode(tagged, options: DecodingOptions())
+            #expect(a.bitmap == b.bitmap && b.warning == nil, "\(format)")
+            for (data, name) in [(plain, "\(n)-plain.\(suffix)"), (tagged, "\(n)-tagged.\(suffix)")] where suffix != "avif" {
+                try data.write(to: directory.appendingPathComponent(name))
+                paths.append(directory.appendingPathComponent(name).path)
+            }
+        }
+        // Pillow finds the profile exactly where it was embedded (and none in the plain files).
+        let references = try ColorReference.load(paths, into: directory)
+        for reference in references {
+            #expect(reference.profile == reference.file.contains("-tagged"), "\(reference.file)")
+        }
+    }
+}

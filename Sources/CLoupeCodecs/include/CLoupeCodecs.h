@@ -227,9 +227,10 @@ lc_avif *lc_avif_create(const uint8_t *data, size_t size, uint32_t max_pixels, u
 int lc_avif_decode(lc_avif *avif, uint8_t *out, size_t stride, char *message);
 void lc_avif_destroy(lc_avif *avif);
 /// Encodes RGBA as 8-bit 4:2:0 AVIF (AV1 by libaom) tagged sRGB, at `quality` 0...100 and
-/// libaom `speed` 0...10. `has_alpha` 0 drops alpha. `*out` is freed with lc_free.
+/// libaom `speed` 0...10. `has_alpha` 0 drops alpha. `icc` (may be NULL) is embedded as the
+/// colr profile. `*out` is freed with lc_free.
 int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
-                   int speed, uint8_t **out, size_t *out_size, char *message);
+                   int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - JPEG XL (libjxl)
 
@@ -293,6 +294,8 @@ lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *ch
 /// Converts `height` rows of `width` pixels in place.
 void lc_color_transform_apply(const lc_color_transform *transform, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height);
 void lc_color_transform_destroy(lc_color_transform *transform);
+/// lcms2's sRGB profile, serialized (for outputs that embed it). `*out` is freed with lc_free.
+int lc_srgb_profile(uint8_t **out, size_t *size, char *message);
 /// Converts raw CMYK to RGBA in place without a profile, as Pillow's convert("RGB") does:
 /// R = (255 - C)(255 - K) / 255 on uninverted values.
 void lc_cmyk_to_rgba(uint8_t *pixels, size_t stride, uint32_t width, uint32_t height, int inverted);
