@@ -65,9 +65,9 @@ color_corpus() {
   # profile over), and one PNG with alpha.
   convert "$out/adobergb.jpg" "$out/adobergb.png"
   convert "$out/prophoto.jpg" -alpha set -channel A -fx '0.4+0.6*i/w' +channel "$out/prophoto-alpha.png"
-  # Pillow from the conformance venv (Scripts/conformance/venv.sh, which test.sh runs first).
+  # Pillow from the conformance venv (made here if missing; test.sh makes it first anyway).
   local python=".venv-conformance/bin/python"
-  [ -x "$python" ] || { echo "corpus: run Scripts/conformance/venv.sh first (Pillow writes the tagged WebP files)" >&2; exit 1; }
+  [ -x "$python" ] || bash Scripts/conformance/venv.sh >&2
   "$python" - "$out" <<'PY'
 import io, sys
 from PIL import Image

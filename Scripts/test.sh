@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 
-# The venv first: the colour corpus is partly written by Pillow.
+# The venv first: the colour corpus is partly written by its Pillow.
 echo "== conformance references (Python venv)"
 bash Scripts/conformance/venv.sh
 

@@ -9,9 +9,24 @@ final class LCMSColorEngine: ColorConverting {
     /// The engine the decoders use.
     static let shared = LCMSColorEngine()
 
+    /// A profile's bytes are kept as an array, not as `Data`: `Data` keeps its storage behind
+    /// a tagged pointer that LeakSanitizer cannot follow, so a fuzzing run reported the cached
+    /// profiles as leaked at exit.
     private struct Key: Hashable {
-        let source: ColorSource
+        let profile: [UInt8]
+        let otherSource: ColorSource?
         let pixels: SourcePixels
+
+        init(_ source: ColorSource, pixels: SourcePixels) {
+            if case let .iccProfile(data) = source {
+                profile = [UInt8](data)
+                otherSource = nil
+            } else {
+                profile = []
+                otherSource = source
+            }
+            self.pixels = pixels
+        }
     }
 
     /// nil values remember sRGB profiles (no conversion needed) and errors, so neither is
@@ -20,7 +35,7 @@ final class LCMSColorEngine: ColorConverting {
     private static let cacheCapacity = 16
 
     func conversion(from source: ColorSource, pixels: SourcePixels) throws(ColorProfileError) -> (any PixelConversion)? {
-        let key = Key(source: source, pixels: pixels)
+        let key = Key(source, pixels: pixels)
         if let cached = cache.withLock({ $0[key] }) { return try cached.get() }
         let result = Result { () throws(ColorProfileError) in try LCMSColorEngine.make(source, pixels: pixels) }
         cache.withLock { cache in

@@ -6,15 +6,17 @@ import LoupeCodecs
 /// segment reassembly, lcms2's profile parser, the sRGB check and, when the profile parses as
 /// RGB, building and applying the transform.
 struct ICCProfileFuzzDecoder: ImageDecoding {
-    /// An 8x8 baseline JPEG, encoded once.
-    private let carrier: Data
+    /// An 8x8 baseline JPEG, encoded once (an array: LeakSanitizer cannot follow `Data`'s
+    /// tagged storage pointer from a global and would report it at exit).
+    private let carrier: [UInt8]
 
     init() {
         var pixels = [UInt8](repeating: 255, count: 8 * 8 * 4)
         for i in 0..<64 { pixels[i * 4] = UInt8(i * 4); pixels[i * 4 + 1] = UInt8(255 - i * 4) }
         // An 8x8 RGBA bitmap and JPEG encoding cannot fail; an empty carrier would only make
         // every run a quick "corrupt" error, which the fuzzer's coverage would show at once.
-        carrier = (try? Bitmap(width: 8, height: 8, pixels: pixels)).flatMap { try? ImageEncoder().encode($0, as: .jpeg(quality: 90)) } ?? Data()
+        carrier = (try? Bitmap(width: 8, height: 8, pixels: pixels)).flatMap { try? ImageEncoder().encode($0, as: .jpeg(quality: 90)) }
+            .map { [UInt8]($0) } ?? []
     }
 
     func metadata(of data: Data) throws -> ImageMetadata {
