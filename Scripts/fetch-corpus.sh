@@ -107,12 +107,14 @@ PY
   echo "corpus: $(find "$out" -type f | wc -l) colour files in $out/"
 }
 
-formats_version="1"
+formats_version="2"
 
 # HEIF, AVIF and JPEG XL files made by the formats' own encoders (heif-enc from
-# libheif-examples, avifenc from libavif-bin, cjxl from libjxl-tools) from the corpus photos:
-# 8 and 10 bits, alpha, a Display P3 profile, irot/imir, lossless; vips (libvips-tools) decodes
-# each to a PNG reference (ICC kept) in Corpus/formats/reference/, plus broken and truncated files.
+# libheif-examples, avifenc from libavif-bin, cjxl from libjxl-tools; pillow-heif, whose
+# libheif writes irot/imir from an EXIF orientation, which heif-enc 1.15 does not) from the
+# corpus photos: 8 and 10 bits, alpha, a Display P3 profile, irot/imir, a thumbnail item,
+# lossless; vips (libvips-tools) decodes each to a PNG reference (ICC kept) in
+# Corpus/formats/reference/ (and the thumbnail item), plus broken and truncated files.
 formats_corpus() {
   local out="$corpus/formats"
   if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$formats_version" ]; then
@@ -130,6 +132,21 @@ formats_corpus() {
   heif-enc -q 85 -b 10 -o "$out/coffee-10bit.heic" "$work/coffee16.png" >/dev/null
   heif-enc -q 85 -o "$out/tux-alpha.heic" "$alpha" >/dev/null
   heif-enc -q 85 -o "$out/p3.heic" "$work/p3.png" >/dev/null
+  heif-enc -q 85 -t 320 -o "$out/coffee-thumbnail.heic" "$coffee" >/dev/null
+  local python=".venv-conformance/bin/python"
+  [ -x "$python" ] || bash Scripts/conformance/venv.sh >&2
+  # EXIF orientation 6 becomes irot; 7 becomes irot and imir.
+  "$python" - "$coffee" "$out" <<'PY'
+import sys
+from PIL import Image
+import pillow_heif
+pillow_heif.register_heif_opener()
+image = Image.open(sys.argv[1])
+for orientation, name in ((6, "coffee-irot.heic"), (7, "coffee-irot-imir.heic")):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    image.save(f"{sys.argv[2]}/{name}", quality=85, exif=exif.tobytes())
+PY
   avifenc -s 8 --min 20 --max 20 "$coffee" "$out/coffee.avif" >/dev/null
   avifenc -s 8 --min 20 --max 20 -d 10 "$work/coffee16.png" "$out/coffee-10bit.avif" >/dev/null
   avifenc -s 8 --min 20 --max 20 "$alpha" "$out/tux-alpha.avif" >/dev/null
@@ -145,6 +162,7 @@ formats_corpus() {
     # (vips warns that it ignores nclx boxes; here they describe sRGB, or an ICC profile comes first.)
     vips copy "$file" "$out/reference/$(basename "$file").png" 2>/dev/null
   done
+  vips copy "$out/coffee-thumbnail.heic[thumbnail]" "$out/reference/coffee-thumbnail.heic.thumbnail.png"
   # Broken files: cut short at a third, and with the middle third overwritten.
   mkdir -p "$out/broken"
   for file in "$out/coffee.heic" "$out/coffee.avif" "$out/coffee.jxl"; do

@@ -1,7 +1,8 @@
 """Colour-managed reference decodes: Pillow opens each file and ImageCms (lcms2) converts it
 from its embedded ICC profile to sRGB with the settings LoupeCodecs uses (relative
 colorimetric intent, black-point compensation). Untagged files are converted as Pillow's
-convert() does (CMYK by its formula).
+convert() does (CMYK by its formula). HEIF and AVIF open through pillow-heif and
+pillow-avif-plugin (their own libheif and libavif builds; high bit depths to 8 bits).
 
 usage: color_reference.py <output-dir> <file>...
 Writes <output-dir>/<n>.rgba (RGBA8, rows top to bottom) per file and prints a JSON array of
@@ -13,6 +14,10 @@ import os
 import sys
 
 from PIL import Image, ImageCms
+import pillow_avif  # noqa: F401 (registers AVIF with Pillow on import)
+import pillow_heif
+
+pillow_heif.register_heif_opener()
 
 RELATIVE_COLORIMETRIC = 1
 BLACK_POINT_COMPENSATION = 0x2000

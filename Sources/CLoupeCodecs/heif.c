@@ -10,6 +10,9 @@
 
 #include <libheif/heif.h>
 
+// libheif's default side limit (MAX_IMAGE_WIDTH in its heif_limits.h).
+#define LC_HEIF_MAX_SIDE 32768
+
 struct lc_heif {
     struct heif_context *context;
     struct heif_image_handle *primary;
@@ -43,7 +46,10 @@ lc_heif *lc_heif_create(const uint8_t *data, size_t size, int max_side, lc_heif_
         return NULL;
     }
     // libheif refuses larger images while parsing (grid images included), before any pixel.
-    if (max_side > 0) heif_context_set_maximum_image_size_limit(self->context, max_side);
+    // Never above libheif's own default (32768), which a large pixel limit would otherwise
+    // raise.
+    if (max_side <= 0 || max_side > LC_HEIF_MAX_SIDE) max_side = LC_HEIF_MAX_SIDE;
+    heif_context_set_maximum_image_size_limit(self->context, max_side);
     if (failed(heif_context_read_from_memory_without_copy(self->context, data, size, NULL), message)
         || failed(heif_context_get_primary_image_handle(self->context, &self->primary), message)) {
         lc_heif_destroy(self);
@@ -51,6 +57,12 @@ lc_heif *lc_heif_create(const uint8_t *data, size_t size, int max_side, lc_heif_
     }
     info->width = (uint32_t)heif_image_handle_get_width(self->primary);
     info->height = (uint32_t)heif_image_handle_get_height(self->primary);
+    // A grid or overlay image is composed on a canvas whose size its own box gives, checked
+    // against this limit only when decoding (a fuzzed iovl box asked for 1.3 GB per plane
+    // behind a small declared size): bounded by the declared longest side, the canvas cannot
+    // exceed that side squared, whatever the box claims.
+    uint32_t longest = info->width > info->height ? info->width : info->height;
+    if (longest < (uint32_t)max_side) heif_context_set_maximum_image_size_limit(self->context, (int)longest + 1);
     info->has_alpha = heif_image_handle_has_alpha_channel(self->primary);
     info->bit_depth = heif_image_handle_get_luma_bits_per_pixel(self->primary);
     info->image_count = (uint32_t)heif_context_get_number_of_top_level_images(self->context);

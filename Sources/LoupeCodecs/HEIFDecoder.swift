@@ -40,12 +40,14 @@ public struct HEIFDecoder: ImageDecoding {
     }
 
     /// Whether the thumbnail item serves a request for `maxPixelSize`: large enough, and of the
-    /// image's shape (within a pixel of its aspect ratio), so it is the same picture.
+    /// image's shape (its short side within two pixels of the image's aspect ratio: encoders
+    /// round thumbnail sides to even numbers, heif-enc makes 600x400 into 320x212), so it is
+    /// the same picture.
     static func usesThumbnail(_ info: lc_heif_info, maxPixelSize: Int?) -> Bool {
         guard let target = maxPixelSize, target > 0, info.thumbnail_width > 0, info.thumbnail_height > 0 else { return false }
         let tw = Int(info.thumbnail_width), th = Int(info.thumbnail_height), w = Int(info.width), h = Int(info.height)
         guard max(tw, th) >= target, max(tw, th) < max(w, h) else { return false }
-        return abs(tw * h - th * w) <= max(w, h)
+        return abs(tw * h - th * w) <= 2 * max(w, h)
     }
 
     private func withContainer<T>(_ raw: UnsafeRawBufferPointer, limits: DecodingLimits,
@@ -53,7 +55,8 @@ public struct HEIFDecoder: ImageDecoding {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.heif, message: "empty data") }
         var info = lc_heif_info()
         var message = CMessage()
-        // No side can exceed the pixel limit; libheif refuses larger ones while parsing.
+        // No side can exceed the pixel limit (nor libheif's default of 32768); libheif refuses
+        // larger ones while parsing.
         let maxSide = Int32(clamping: limits.maxPixelCount)
         let created = message.withPointer { lc_heif_create(base.assumingMemoryBound(to: UInt8.self), raw.count, maxSide, &info, $0) }
         guard let heif = created else { throw ImageCodecError.corrupt(.heif, message: message.text) }

@@ -17,6 +17,9 @@ import CLoupeCodecs
         ("formats/coffee-10bit.heic", .heif, 0),
         ("formats/tux-alpha.heic", .heif, 0),
         ("formats/p3.heic", .heif, 0),
+        ("formats/coffee-irot.heic", .heif, 0),
+        ("formats/coffee-irot-imir.heic", .heif, 0),
+        ("formats/coffee-thumbnail.heic", .heif, 0),
         ("formats/coffee.avif", .avif, 1),
         ("formats/coffee-10bit.avif", .avif, 2),
         ("formats/tux-alpha.avif", .avif, 1),
@@ -52,6 +55,65 @@ import CLoupeCodecs
             #expect(image.bitmap.hasTransparency == file.path.contains("alpha"), "\(file.path)")
             #expect(image.warning == nil, "\(file.path): \(image.warning ?? "")")
         }
+    }
+
+    /// HEIF and AVIF against a second decoder: Pillow with pillow-heif (libheif 1.18) and
+    /// pillow-avif-plugin (libavif 1.x with dav1d), converted by ImageCms the same way. The AVIF
+    /// files with irot/imir are left to the vips comparison: pillow-avif-plugin ignores those
+    /// boxes. Measured: every file identical except the 10-bit AVIF (maximum 1, mean 0.21).
+    static let pillowFiles: [(path: String, maximum: Int)] = [
+        ("formats/coffee.heic", 0), ("formats/coffee-10bit.heic", 0), ("formats/tux-alpha.heic", 0),
+        ("formats/p3.heic", 0), ("formats/coffee-irot.heic", 0), ("formats/coffee-irot-imir.heic", 0),
+        ("formats/coffee.avif", 0), ("formats/coffee-10bit.avif", 1), ("formats/tux-alpha.avif", 0),
+        ("formats/p3.avif", 0),
+    ]
+
+    @Test func matchesPillowPluginsWithImageCms() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-formats-pillow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let references = try ColorReference.load(Self.pillowFiles.map { "Corpus/\($0.path)" }, into: directory)
+        try #require(references.count == Self.pillowFiles.count)
+        for (reference, file) in zip(references, Self.pillowFiles) {
+            let image = try decodeCorpus(file.path)
+            let raw = try [UInt8](Data(contentsOf: URL(fileURLWithPath: reference.pixels)))
+            let expected = try Bitmap(width: reference.width, height: reference.height, pixels: raw)
+            try #require(image.bitmap.width == expected.width && image.bitmap.height == expected.height,
+                         "\(file.path): \(image.bitmap.width)x\(image.bitmap.height), Pillow \(expected.width)x\(expected.height)")
+            let difference = PixelDifference(image.bitmap, expected)
+            #expect(difference.mean <= 1.5, "\(file.path): mean difference \(difference.mean)")
+            #expect(difference.maximum <= file.maximum, "\(file.path): maximum difference \(difference.maximum)")
+        }
+    }
+
+    /// HEIF's irot/imir are applied by libheif: the pixels come upright, at the displayed size.
+    @Test func heifTransformsAreApplied() throws {
+        for path in ["formats/coffee-irot.heic", "formats/coffee-irot-imir.heic"] {
+            let data = try Corpus.data(path)
+            let metadata = try HEIFDecoder().metadata(of: data)
+            #expect(metadata.width == 400 && metadata.height == 600 && metadata.orientation == .up, "\(path)")
+            let image = try HEIFDecoder().decode(data, options: DecodingOptions())
+            #expect(image.bitmap.width == 400 && image.bitmap.height == 600, "\(path)")
+        }
+    }
+
+    /// A small request decodes the file's thumbnail item (heif-enc -t 320: 320x212), as vips's
+    /// `[thumbnail]` does, pixel for pixel; a request larger than it decodes the image.
+    @Test func heifThumbnailItemServesSmallRequests() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-heif-thumbnail-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reference = try #require(ColorReference.load(["Corpus/formats/reference/coffee-thumbnail.heic.thumbnail.png"],
+                                                         into: directory).first)
+        let data = try Corpus.data("formats/coffee-thumbnail.heic")
+        let small = try HEIFDecoder().decode(data, options: DecodingOptions(maxPixelSize: 256))
+        #expect(small.metadata.width == 600 && small.metadata.height == 400)
+        try #require(small.bitmap.width == 320 && small.bitmap.height == 212, "\(small.bitmap.width)x\(small.bitmap.height)")
+        let raw = try [UInt8](Data(contentsOf: URL(fileURLWithPath: reference.pixels)))
+        let difference = PixelDifference(small.bitmap, try Bitmap(width: reference.width, height: reference.height, pixels: raw))
+        #expect(difference.maximum == 0, "maximum difference \(difference.maximum)")
+        let large = try HEIFDecoder().decode(data, options: DecodingOptions(maxPixelSize: 400))
+        #expect(large.bitmap.width == 600 && large.bitmap.height == 400)
     }
 
     /// irot and imir become the orientation, applied only when asked (like EXIF's in JPEG).
@@ -92,6 +154,24 @@ import CLoupeCodecs
         }
     }
 
+    /// Found by fuzzing: the thumbnail item retyped from hvc1 to iovl (overlay), whose box then
+    /// reads as a 44097x29807 canvas behind the 600x400 the file declares. libheif checks an
+    /// overlay's canvas only against its side limit, which a pixel limit of 100 million had
+    /// raised to 100 million (the default limits; the decode then wrote out of bounds in libheif,
+    /// a crash); now it is the declared longest side, and the file is a typed error.
+    @Test func heifOverlayCanvasBeyondTheDeclaredSizeIsRefused() throws {
+        var data = try Corpus.data("formats/coffee-thumbnail.heic")
+        let items = try #require(data.range(of: Data("iinf".utf8)))
+        let type = try #require(data.range(of: Data("hvc1".utf8), in: items.upperBound..<data.endIndex))
+        data.replaceSubrange(type, with: Data("iovl".utf8))
+        #expect(throws: ImageCodecError.self) { try HEIFDecoder().decode(data, options: DecodingOptions()) }
+        do {
+            _ = try HEIFDecoder().decode(data, options: DecodingOptions())
+        } catch let ImageCodecError.corrupt(format, message) {
+            #expect(format == .heif && message.contains("exceeds the maximum image size"), "\(message)")
+        }
+    }
+
     /// Cut short: a typed `corrupt` error of the right format. Zeroed in the middle: the same,
     /// or (HEVC and AV1 decoders conceal damage in the compressed data) an image of the
     /// header's size; never a crash.
@@ -113,8 +193,7 @@ import CLoupeCodecs
         }
     }
 
-    /// HEIF decodes its thumbnail item for a small request when it has one; heif-enc writes
-    /// none, so this checks the size rule on header values.
+    /// The thumbnail rule on an iPhone's header values (4032x3024 with a 320x240 item).
     @Test func heifThumbnailRule() {
         var info = lc_heif_info()
         info.width = 4032

@@ -192,7 +192,9 @@ typedef struct {
 } lc_heif_info;
 
 /// Parses the container (no pixel decoding). Images wider or taller than `max_side` are refused
-/// by libheif while parsing (0: no limit). `data` must outlive the handle.
+/// by libheif while parsing (0, or above 32768: libheif's default, 32768); a grid or overlay
+/// canvas larger than the primary image's declared longest side is refused when decoding.
+/// `data` must outlive the handle.
 lc_heif *lc_heif_create(const uint8_t *data, size_t size, int max_side, lc_heif_info *info, char *message);
 /// Decodes the primary image (or, when `thumbnail` is 1, its largest thumbnail) as RGBA8 into
 /// `out`; the decoded size must be `width`x`height` (the header's), else it is an error.
