@@ -94,15 +94,16 @@ int lc_png_read_header(lc_png *self, lc_png_header *header) {
     return LC_OK;
 }
 
-int lc_png_decode(lc_png *self, uint8_t *out, size_t stride) {
+int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte) {
     if (setjmp(self->jump)) return LC_ERROR;
     png_structp png = self->png;
     png_infop info = self->info;
     int color_type = png_get_color_type(png, info);
     // Normalise every colour type and depth to RGBA8: palette and low-bit gray expand, tRNS
-    // becomes alpha, 16-bit scales down with rounding, gray becomes RGB, opaque gets A=255.
+    // becomes alpha, 16-bit scales down with rounding (or keeps its high byte, as Pillow
+    // does, when asked), gray becomes RGB, opaque gets A=255.
     png_set_expand(png);
-    png_set_scale_16(png);
+    if (high_byte) png_set_strip_16(png); else png_set_scale_16(png);
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
     png_set_interlace_handling(png);

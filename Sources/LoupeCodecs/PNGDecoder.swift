@@ -2,7 +2,7 @@ import CLoupeCodecs
 import Foundation
 
 /// Decodes PNG with libpng: every colour type and bit depth (16-bit scaled to 8 with
-/// rounding), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
+/// rounding, or cut to the high byte as Pillow does: `DecodingOptions.sixteenBitReduction`), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
 /// decode, so `maxPixelSize` is ignored. Chunks after the image data are not read: a file whose
 /// pixels are complete decodes even if IEND is missing. APNG animation is not supported by
 /// Debian's libpng; such files decode as their default image.
@@ -21,7 +21,8 @@ public struct PNGDecoder: ImageDecoding {
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,
-                          lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride) == LC_OK
+                          lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride,
+                                        options.sixteenBitReduction == .highByte ? 1 : 0) == LC_OK
                     else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
                     plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }

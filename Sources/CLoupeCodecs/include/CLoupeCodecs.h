@@ -95,8 +95,9 @@ typedef struct {
 
 lc_png *lc_png_create(const uint8_t *data, size_t size);
 int lc_png_read_header(lc_png *png, lc_png_header *header);
-/// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA8.
-int lc_png_decode(lc_png *png, uint8_t *out, size_t stride);
+/// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA8; 16-bit
+/// samples are rounded to 8 bits, or with high_byte non-zero keep their high byte (Pillow's way).
+int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte);
 const char *lc_png_message(const lc_png *png);
 void lc_png_destroy(lc_png *png);
 
