@@ -13,12 +13,11 @@ repetitions="${1:-15}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null
 
+# Pillow and its plugins from the conformance venv (Scripts/conformance/requirements.txt).
+bash Scripts/conformance/venv.sh >&2
+python=".venv-conformance/bin/python"
 work=".build-bench"
 mkdir -p "$work/formats"
-if [ ! -x "$work/venv-formats/bin/python" ]; then
-  python3 -m venv "$work/venv-formats"
-  "$work/venv-formats/bin/pip" install --quiet pillow==10.4.0 pillow-heif==0.18.0 pillow-avif-plugin==1.4.6 pillow-jxl-plugin==1.3.0
-fi
 files=()
 for photo in Corpus/skimage/retina.jpg Corpus/skimage/motorcycle_left.png Corpus/skimage/astronaut.png; do
   name="$(basename "${photo%.*}")"
@@ -39,7 +38,7 @@ echo "== Loupe" >&2
 LOUPE_BENCH_REPETITIONS="$repetitions" LOUPE_BENCH_FILES="${files[*]}" "$bench" formats | grep '^loupe ' >> "$results"
 
 echo "== Pillow" >&2
-"$work/venv-formats/bin/python" - "$repetitions" "${files[@]}" >> "$results" <<'PY'
+"$python" - "$repetitions" "${files[@]}" >> "$results" <<'PY'
 import sys, time
 from PIL import Image
 import pillow_heif, pillow_avif, pillow_jxl  # noqa: F401 (the plugins register on import)

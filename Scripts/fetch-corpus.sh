@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 version="1"
 corpus="Corpus"
 skimage_version="0.26.0"
-color_version="1"
+color_version="2"
 
 # Colour-managed JPEG, PNG and WebP files, each converted from an sRGB photo into its colour
 # space by lcms2's jpgicc (relative colorimetric, black-point compensation) with the profile
@@ -75,6 +75,12 @@ out = sys.argv[1]
 p3 = Image.open(f"{out}/p3.jpg")
 p3.save(f"{out}/p3.webp", quality=92, icc_profile=p3.info["icc_profile"])
 p3.save(f"{out}/p3-lossless.webp", lossless=True, icc_profile=p3.info["icc_profile"])
+# A phone photo's metadata: EXIF orientation 6 and a GPS position (which no output may carry).
+exif = Image.Exif()
+exif[0x0112] = 6
+exif[0x010F] = "Loupe test camera"
+exif[0x8825] = {1: "N", 2: (48.0, 51.0, 24.0), 3: "E", 4: (2.0, 21.0, 3.0)}
+p3.save(f"{out}/exif-gps.jpg", quality=92, icc_profile=p3.info["icc_profile"], exif=exif.tobytes())
 # Plain CMYK (no Adobe marker, 255 = full ink) is rarer but real (some scanners, old
 # QuarkXPress exports): Pillow writes inverted data with an Adobe marker, so the inverted image
 # is written and the marker removed, leaving the ink values stored as they are.
