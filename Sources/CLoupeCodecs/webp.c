@@ -113,6 +113,15 @@ int lc_webp_decode_still(lc_webp *self, uint32_t width, uint32_t height, uint8_t
     return LC_OK;
 }
 
+int lc_webp_first_frame_covers_canvas(const lc_webp *self) {
+    WebPIterator frame;
+    if (!WebPDemuxGetFrame(self->demux, 1, &frame)) return 0;
+    int covers = frame.x_offset == 0 && frame.y_offset == 0 && (uint32_t)frame.width == self->width
+                 && (uint32_t)frame.height == self->height && frame.complete;
+    WebPDemuxReleaseIterator(&frame);
+    return covers;
+}
+
 int lc_webp_next_frame(lc_webp *self, uint8_t *out, size_t stride, int *timestamp_ms, char *message) {
     if (!self->anim) {
         WebPAnimDecoderOptions options;

@@ -3,7 +3,8 @@ import Foundation
 
 /// Decodes WebP with libwebp: lossy, lossless, alpha, and animations (libwebpdemux composites
 /// the frames onto the canvas). A still image with `maxPixelSize` smaller than itself is
-/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio.
+/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio; so is an
+/// animation's first frame when only it is asked for and it covers the canvas.
 public struct WebPDecoder: ImageDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -18,8 +19,12 @@ public struct WebPDecoder: ImageDecoding {
                 try options.limits.checkSize(metadata)
                 let plan = ColorPlan(source: profile.map(ColorSource.iccProfile), pixels: .rgba, management: options.colorManagement)
                 // An animation of one frame still needs compositing: its frame may be smaller
-                // than the canvas and offset within it.
-                var image = if animated {
+                // than the canvas and offset within it. Its first frame alone, for a thumbnail,
+                // is decoded scaled like a still image when it covers the canvas (as a first
+                // frame usually does); libwebp's animation decoder cannot scale.
+                let scaledFirstFrame = options.firstFrameOnly && options.maxPixelSize.map { $0 > 0 && $0 < max(metadata.width, metadata.height) } == true
+                    && lc_webp_first_frame_covers_canvas(webp) != 0
+                var image = if animated && !scaledFirstFrame {
                     try decodeAnimation(webp, metadata: metadata, options: options, plan: plan)
                 } else {
                     try decodeStill(webp, metadata: metadata, options: options, plan: plan)

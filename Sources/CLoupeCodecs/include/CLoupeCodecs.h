@@ -130,6 +130,9 @@ int lc_webp_decode_still(lc_webp *webp, uint32_t width, uint32_t height, uint8_t
                          char *message);
 /// Decodes the next composited animation frame into `out` (canvas size). Returns 1 when a
 /// frame was written, 0 at the end, LC_ERROR on failure. `timestamp_ms` is the frame's end time.
+/// 1 when an animation's first frame is complete and covers the whole canvas at (0, 0): alone on
+/// the empty canvas, it is the first composited frame, and lc_webp_decode_still can scale it.
+int lc_webp_first_frame_covers_canvas(const lc_webp *webp);
 int lc_webp_next_frame(lc_webp *webp, uint8_t *out, size_t stride, int *timestamp_ms, char *message);
 void lc_webp_destroy(lc_webp *webp);
 
