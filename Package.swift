@@ -45,9 +45,18 @@ let package = Package(
         .systemLibrary(name: "CWebP", path: "Sources/SystemLibraries/CWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CGIF", path: "Sources/SystemLibraries/CGIF", providers: [.apt(["libgif-dev"])]),
-        // giflib has no .pc file, so nothing links it unless named here.
-        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF"],
-                linkerSettings: [.linkedLibrary("gif")]),
+        .systemLibrary(name: "CLCMS", path: "Sources/SystemLibraries/CLCMS", pkgConfig: "lcms2",
+                       providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CHEIF", path: "Sources/SystemLibraries/CHEIF", pkgConfig: "libheif",
+                       providers: [.apt(["libheif-dev"])]),
+        // libavif's and libjxl's .pc files carry -D flags SwiftPM refuses (with a warning); their
+        // headers are in /usr/include and the module maps name the libraries.
+        .systemLibrary(name: "CAVIF", path: "Sources/SystemLibraries/CAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CJXL", path: "Sources/SystemLibraries/CJXL", providers: [.apt(["libjxl-dev"])]),
+        // giflib has no .pc file, and libavif's and libjxl's are not used (above), so nothing
+        // links them unless named here.
+        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS", "CHEIF", "CAVIF", "CJXL"],
+                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 

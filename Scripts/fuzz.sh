@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer target for one decoder for a given time:
-#   Scripts/fuzz.sh <jpeg|png|webp|gif> <seconds>
+# Runs the libFuzzer target for one decoder (or the ICC profile path) for a given time:
+#   Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>
 # Builds LoupeCodecsFuzz with -sanitize=fuzzer,address (Swift and the C shim; the system codec
 # libraries are not instrumented, but AddressSanitizer's allocator and LeakSanitizer still see
 # their heap), seeds it from the corpus (Scripts/fetch-corpus.sh), and keeps new inputs in
 # .build-fuzz/corpus-<decoder>/ and crashes in .build-fuzz/crashes-<decoder>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-decoder="${1:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif> <seconds>}"
-seconds="${2:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif> <seconds>}"
+decoder="${1:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
+seconds="${2:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
 case "$decoder" in
   jpeg) patterns=("*.jpg" "*.jpeg") ;;
   png) patterns=("*.png") ;;
   webp) patterns=("*.webp") ;;
   gif) patterns=("*.gif") ;;
+  heif) patterns=("*.heic") ;;
+  avif) patterns=("*.avif") ;;
+  jxl) patterns=("*.jxl") ;;
+  icc) patterns=("*.icc") ;;   # the profiles of Corpus/color/profiles, fed as JPEG ICC profiles
   *) echo "fuzz: unknown decoder $decoder" >&2; exit 2 ;;
 esac
 command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
@@ -21,7 +25,7 @@ bash Scripts/fetch-corpus.sh >/dev/null
 
 scratch=".build-fuzz"
 mkdir -p "$scratch"
-# One build for all four decoders; a lock keeps concurrent runs from building at once.
+# One build for all the decoders; a lock keeps concurrent runs from building at once.
 (
   flock 9
   swift build -c debug --scratch-path "$scratch" --product LoupeCodecsFuzz \

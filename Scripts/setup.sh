@@ -9,6 +9,9 @@ packages=(
   pkg-config
   nginx-light   # the real HTTP origin of the loading tests
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
+  liblcms2-dev libheif-dev libavif-dev libjxl-dev         # colour management (ICC -> sRGB), HEIF, AVIF, JPEG XL
+  libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
+  liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
   wrk                                                     # load generator of Scripts/bench-serve.sh

@@ -10,11 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/setup.sh
 
-echo "== corpus"
-bash Scripts/fetch-corpus.sh
-
+# The venv first: the colour corpus is partly written by its Pillow.
 echo "== conformance references (Python venv)"
 bash Scripts/conformance/venv.sh
+
+echo "== corpus"
+bash Scripts/fetch-corpus.sh
 
 echo "== build"
 swift build --build-tests

@@ -22,6 +22,7 @@ struct lc_jpeg {
     struct jpeg_progress_mgr progress;
     int max_scans;
     int header_read;
+    JOCTET *icc;
 };
 
 // The default error_exit calls exit(); jumping back to the entry point is the only way out.
@@ -84,6 +85,7 @@ lc_jpeg *lc_jpeg_create(const uint8_t *data, size_t size) {
 int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header) {
     if (setjmp(jpeg->error.jump)) return LC_ERROR;
     jpeg_save_markers(&jpeg->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&jpeg->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&jpeg->cinfo, TRUE);
     jpeg->header_read = 1;
     memset(header, 0, sizeof *header);
@@ -99,6 +101,14 @@ int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header) {
             break;
         }
     }
+    header->adobe_marker = jpeg->cinfo.saw_Adobe_marker ? 1 : 0;
+    // jpeg_read_icc_profile reassembles the APP2 "ICC_PROFILE" chunks in sequence order and
+    // returns FALSE (without raising an error) when they are missing, duplicated or inconsistent.
+    unsigned int icc_size = 0;
+    if (!jpeg->icc && jpeg_read_icc_profile(&jpeg->cinfo, &jpeg->icc, &icc_size) && jpeg->icc) {
+        header->icc = jpeg->icc;
+        header->icc_size = icc_size;
+    }
     return LC_OK;
 }
 
@@ -107,7 +117,7 @@ int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint3
     j_decompress_ptr cinfo = &jpeg->cinfo;
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned int)scale_denom;
-    // CMYK and YCCK come out as CMYK and are converted below; everything else (gray, RGB,
+    // CMYK and YCCK come out as CMYK for the caller to convert; everything else (gray, RGB,
     // YCbCr) libjpeg-turbo converts straight to RGBA with alpha 255.
     if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
         cinfo->out_color_space = JCS_CMYK;
@@ -123,42 +133,22 @@ int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint3
     return LC_OK;
 }
 
-// In-place CMYK -> RGBA for one row. Adobe writes inverted CMYK (0 = full ink), which is what
-// every JPEG with an Adobe marker holds; plain CMYK is the other way round.
-static void cmyk_row_to_rgba(uint8_t *row, uint32_t width, int inverted) {
-    for (uint32_t x = 0; x < width; x++) {
-        uint8_t *p = row + 4 * x;
-        unsigned c = p[0], m = p[1], y = p[2], k = p[3];
-        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
-        p[0] = (uint8_t)((c * k + 127) / 255);
-        p[1] = (uint8_t)((m * k + 127) / 255);
-        p[2] = (uint8_t)((y * k + 127) / 255);
-        p[3] = 255;
-    }
-}
-
 int lc_jpeg_decode(lc_jpeg *jpeg, uint8_t *out, size_t stride, int max_scans) {
     j_decompress_ptr cinfo = &jpeg->cinfo;
     jpeg->max_scans = max_scans;
     if (setjmp(jpeg->error.jump)) return LC_ERROR;
     jpeg_start_decompress(cinfo);
-    int cmyk = cinfo->out_color_space == JCS_CMYK;
-    int inverted = cinfo->saw_Adobe_marker;
     while (cinfo->output_scanline < cinfo->output_height) {
         JSAMPROW rows[4];
         int n = 0;
         for (; n < 4 && cinfo->output_scanline + (JDIMENSION)n < cinfo->output_height; n++) {
             rows[n] = out + (size_t)(cinfo->output_scanline + (JDIMENSION)n) * stride;
         }
-        JDIMENSION first = cinfo->output_scanline;
         JDIMENSION read = jpeg_read_scanlines(cinfo, rows, (JDIMENSION)n);
         if (read == 0) {
             // Only a suspending data source returns 0; with jpeg_mem_src this is a safety net.
             snprintf(jpeg->error.message, sizeof jpeg->error.message, "JPEG decoder made no progress");
             return LC_ERROR;
-        }
-        if (cmyk) {
-            for (JDIMENSION i = 0; i < read; i++) cmyk_row_to_rgba(out + (size_t)(first + i) * stride, cinfo->output_width, inverted);
         }
     }
     jpeg_finish_decompress(cinfo);
@@ -172,6 +162,7 @@ const char *lc_jpeg_message(const lc_jpeg *jpeg) { return jpeg->error.message; }
 void lc_jpeg_destroy(lc_jpeg *jpeg) {
     if (!jpeg) return;
     jpeg_destroy_decompress(&jpeg->cinfo);
+    free(jpeg->icc);
     free(jpeg);
 }
 

@@ -73,18 +73,37 @@ int lc_png_read_header(lc_png *self, lc_png_header *header) {
         header->exif = exif;
         header->exif_size = exif_size;
     }
+    // libpng has already checked the iCCP profile's header and its colour space against the
+    // colour type, dropping (with a warning) a profile that fails.
+    png_charp icc_name = NULL;
+    int compression = 0;
+    png_bytep icc = NULL;
+    png_uint_32 icc_size = 0;
+    if (png_get_iCCP(self->png, self->info, &icc_name, &compression, &icc, &icc_size) && icc) {
+        header->icc = icc;
+        header->icc_size = icc_size;
+    }
+    int intent = 0;
+    header->srgb = png_get_sRGB(self->png, self->info, &intent) ? 1 : 0;
+    double gamma = 0;
+    if (png_get_gAMA(self->png, self->info, &gamma)) header->gamma = gamma;
+    double *c = header->chromaticities;
+    if (png_get_cHRM(self->png, self->info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7])) {
+        header->has_chromaticities = 1;
+    }
     return LC_OK;
 }
 
-int lc_png_decode(lc_png *self, uint8_t *out, size_t stride) {
+int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte) {
     if (setjmp(self->jump)) return LC_ERROR;
     png_structp png = self->png;
     png_infop info = self->info;
     int color_type = png_get_color_type(png, info);
     // Normalise every colour type and depth to RGBA8: palette and low-bit gray expand, tRNS
-    // becomes alpha, 16-bit scales down with rounding, gray becomes RGB, opaque gets A=255.
+    // becomes alpha, 16-bit scales down with rounding (or keeps its high byte, as Pillow
+    // does, when asked), gray becomes RGB, opaque gets A=255.
     png_set_expand(png);
-    png_set_scale_16(png);
+    if (high_byte) png_set_strip_16(png); else png_set_scale_16(png);
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
     png_set_interlace_handling(png);

@@ -70,6 +70,11 @@ lc_webp *lc_webp_create(const uint8_t *data, size_t size, lc_webp_info *info, ch
         info->exif_size = chunk.chunk.size;
         WebPDemuxReleaseChunkIterator(&chunk);
     }
+    if ((flags & ICCP_FLAG) && WebPDemuxGetChunk(self->demux, "ICCP", 1, &chunk)) {
+        info->icc = chunk.chunk.bytes;
+        info->icc_size = chunk.chunk.size;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
     return self;
 }
 
@@ -106,6 +111,15 @@ int lc_webp_decode_still(lc_webp *self, uint32_t width, uint32_t height, uint8_t
         return LC_ERROR;
     }
     return LC_OK;
+}
+
+int lc_webp_first_frame_covers_canvas(const lc_webp *self) {
+    WebPIterator frame;
+    if (!WebPDemuxGetFrame(self->demux, 1, &frame)) return 0;
+    int covers = frame.x_offset == 0 && frame.y_offset == 0 && (uint32_t)frame.width == self->width
+                 && (uint32_t)frame.height == self->height && frame.complete;
+    WebPDemuxReleaseIterator(&frame);
+    return covers;
 }
 
 int lc_webp_next_frame(lc_webp *self, uint8_t *out, size_t stride, int *timestamp_ms, char *message) {

@@ -7,6 +7,8 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("http", runHTTPBenchmarks),
     ("codecs", CodecBenchmark.run),
+    ("formats", FormatsBenchmark.run),
+    ("color", FormatsBenchmark.color),
     ("processing", ProcessingBenchmark.run),
     ("disk", DiskCacheBenchmark.run),
     ("disk-stores", DiskStoreComparison.run),

@@ -19,7 +19,7 @@ struct FetchFailure: Error, Sendable, Equatable {
         case http
         /// The body is larger than `--max-size`.
         case tooLarge
-        /// The data is not JPEG, PNG, WebP or GIF (an HTML error page, say).
+        /// The data is not an image format Loupe reads (an HTML error page, say).
         case unsupportedFormat
         /// The data claims a supported format but cannot be decoded.
         case corrupt
@@ -86,7 +86,7 @@ struct FetchFailure: Error, Sendable, Equatable {
         let message = "\(error)"
         switch error {
         case ImageCodecError.unrecognizedFormat:
-            self.init(kind: .unsupportedFormat, message: "not a JPEG, PNG, WebP or GIF image")
+            self.init(kind: .unsupportedFormat, message: "not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
         case ImageCodecError.pixelLimitExceeded, ImageCodecError.frameLimitExceeded, ImageCodecError.totalPixelLimitExceeded:
             self.init(kind: .limitExceeded, message: message)
         case ProcessingError.invalidSize:

@@ -99,8 +99,8 @@ struct Fetcher: Sendable {
         return derived
     }
 
-    /// Exact: the full-size first frame as stored (unrotated), every 10th pixel — the pixels and
-    /// sampling `colorthief` uses. Fast: a downscaled decode, every pixel — the pipeline's
+    /// Exact: the full-size first frame as stored (unrotated, 16-bit samples cut to their high
+    /// byte as Pillow does), every 10th pixel — the pixels and sampling `colorthief` uses. Fast: a downscaled decode, every pixel — the pipeline's
     /// thumbnail when it is at least the processing module's fast size (256 px, where its
     /// deviation from exact is measured), else the data decoded shrunk to that size.
     private static func colors(of container: ImageContainer, data: Data, mode: ColorMode, options: FetchOptions) throws -> ImageColors {
@@ -108,7 +108,8 @@ struct Fetcher: Sendable {
         let quality: Int
         switch mode {
         case .exact:
-            pixels = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true, limits: options.decodingLimits)).bitmap
+            pixels = try ImageDecoder().decode(data, options: DecodingOptions(
+                firstFrameOnly: true, limits: options.decodingLimits, sixteenBitReduction: .highByte)).bitmap
             quality = 10
         case .fast:
             let fastSize = 256

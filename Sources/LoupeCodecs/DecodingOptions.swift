@@ -1,4 +1,4 @@
-/// How to decode: target size, orientation, frames and limits.
+/// How to decode: target size, orientation, frames, limits, colour management and bit depth.
 public struct DecodingOptions: Sendable, Equatable {
     /// The longest side the caller needs, in pixels. JPEG uses libjpeg's DCT scaling (1/2,
     /// 1/4, 1/8) to decode straight to the smallest size whose longest side is still at least
@@ -12,13 +12,22 @@ public struct DecodingOptions: Sendable, Equatable {
     public var firstFrameOnly: Bool
     /// Size and frame limits checked before allocation.
     public var limits: DecodingLimits
+    /// Whether colours are converted to sRGB through the file's ICC profile or PNG colour
+    /// chunks (the default), or kept as stored.
+    public var colorManagement: ColorManagement
+    /// How 16-bit samples become 8-bit ones: rounded (the default), or their high byte as
+    /// Pillow does, for colours that must equal Python `colorthief`'s.
+    public var sixteenBitReduction: SixteenBitReduction
 
-    /// Creates options; the defaults decode every frame at full size, as stored.
+    /// Creates options; the defaults decode every frame at full size, converted to sRGB.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = false, firstFrameOnly: Bool = false,
-                limits: DecodingLimits = DecodingLimits()) {
+                limits: DecodingLimits = DecodingLimits(), colorManagement: ColorManagement = .convertToSRGB,
+                sixteenBitReduction: SixteenBitReduction = .rounded) {
         self.maxPixelSize = maxPixelSize
         self.appliesOrientation = appliesOrientation
         self.firstFrameOnly = firstFrameOnly
         self.limits = limits
+        self.colorManagement = colorManagement
+        self.sixteenBitReduction = sixteenBitReduction
     }
 }

@@ -1,6 +1,6 @@
 /// Every failure of LoupeCodecs: bad input, refused input, or a C library's own error message.
 public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes start with no signature of a supported format (JPEG, PNG, WebP, GIF).
+    /// The bytes start with no signature of a supported format (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL).
     case unrecognizedFormat
     /// The image declares a zero (or otherwise unusable) size.
     case invalidDimensions(width: Int, height: Int)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The default `ImageDecoding`: sniffs the format from the bytes and hands them to the
-/// matching decoder (JPEG, PNG, WebP, GIF).
+/// matching decoder (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL).
 public struct ImageDecoder: ImageDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -21,6 +21,9 @@ public struct ImageDecoder: ImageDecoding {
         case .png: PNGDecoder()
         case .webp: WebPDecoder()
         case .gif: GIFDecoder()
+        case .heif: HEIFDecoder()
+        case .avif: AVIFDecoder()
+        case .jxl: JXLDecoder()
         }
     }
 }

@@ -1,7 +1,9 @@
 import CLoupeCodecs
 import Foundation
 
-/// Encodes a `Bitmap` for thumbnails on disk and CLI output.
+/// Encodes a `Bitmap` for thumbnails on disk and CLI output. Outputs carry pixels only: no
+/// EXIF, GPS or other metadata (orientation is applied before encoding) and, by default, no
+/// colour profile — decoded pixels are sRGB, which is what a file without one means.
 public struct ImageEncoder: Sendable {
     /// The output format and its settings.
     public enum Format: Sendable, Equatable {
@@ -14,6 +16,9 @@ public struct ImageEncoder: Sendable {
         case webp(quality: Int)
         /// Lossless WebP (exact RGB is kept even under transparent pixels).
         case webpLossless
+        /// AVIF at `quality` 0...100 (8-bit 4:2:0, tagged sRGB), encoded by libaom at `speed`
+        /// 0 (slowest, smallest) ... 10; 8 suits thumbnails made on request.
+        case avif(quality: Int, speed: Int = 8)
 
         /// The container format this produces.
         public var imageFormat: ImageFormat {
@@ -21,12 +26,24 @@ public struct ImageEncoder: Sendable {
             case .jpeg: .jpeg
             case .png: .png
             case .webp, .webpLossless: .webp
+            case .avif: .avif
             }
         }
     }
 
-    /// Creates an encoder; it holds no state.
-    public init() {}
+    /// Whether outputs embed the sRGB ICC profile (lcms2's, under 1 KB), for viewers that treat untagged
+    /// images as something other than sRGB.
+    public var embedsSRGBProfile: Bool
+
+    /// Creates an encoder that embeds no profile.
+    public init() {
+        self.embedsSRGBProfile = false
+    }
+
+    /// Creates an encoder that embeds the sRGB profile or not.
+    public init(embedsSRGBProfile: Bool) {
+        self.embedsSRGBProfile = embedsSRGBProfile
+    }
 
     /// Encodes `bitmap` as `format`. Throws `ImageCodecError.invalidBitmap` for an impossible
     /// request (size beyond the format, quality out of range) and `.encodingFailed` with the
@@ -37,11 +54,14 @@ public struct ImageEncoder: Sendable {
         case .jpeg: 65_500
         case .png: Int(Int32.max)
         case .webp, .webpLossless: 16_383
+        case .avif: 65_536
         }
         guard bitmap.width <= maxSide, bitmap.height <= maxSide else {
             throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
         }
         var message = CMessage()
+        let profile = embedsSRGBProfile ? ProfileEmbedding.sRGB : nil
+        if embedsSRGBProfile, profile == nil { throw ImageCodecError.encodingFailed(format.imageFormat, message: "no sRGB profile from lcms2") }
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
@@ -60,11 +80,25 @@ public struct ImageEncoder: Sendable {
                     return lc_webp_encode(base, width, height, stride, 0, Float(quality), &output, &size, text)
                 case .webpLossless:
                     return lc_webp_encode(base, width, height, stride, 1, 75, &output, &size, text)
+                case let .avif(quality, speed):
+                    guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("AVIF quality \(quality) is outside 0...100") }
+                    guard (0...10).contains(speed) else { throw ImageCodecError.invalidBitmap("AVIF speed \(speed) is outside 0...10") }
+                    let icc = [UInt8](profile ?? Data())
+                    return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
+                                          icc, icc.count, &output, &size, text)
                 }
             }
         }
         guard status == LC_OK, let output else { throw ImageCodecError.encodingFailed(format.imageFormat, message: message.text) }
         // Data takes ownership and frees the C buffer with the allocator that made it.
-        return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
+        let encoded = Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
+        guard let profile else { return encoded }
+        return switch format {
+        case .jpeg: ProfileEmbedding.jpeg(encoded, profile: profile)
+        case .png: ProfileEmbedding.png(encoded, profile: profile)
+        case .webp, .webpLossless:
+            ProfileEmbedding.webp(encoded, profile: profile, width: bitmap.width, height: bitmap.height, hasAlpha: bitmap.hasTransparency)
+        case .avif: encoded  // libavif wrote it
+        }
     }
 }

@@ -1,14 +1,21 @@
-/// The encoded formats LoupeCodecs reads and (except GIF) writes.
+/// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP and AVIF.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case jpeg
     case png
     case webp
     case gif
+    /// HEIF with HEVC images (HEIC), as phones write them.
+    case heif
+    /// AVIF: AV1 images in a HEIF container.
+    case avif
+    /// JPEG XL, bare codestream or ISO BMFF container.
+    case jxl
 
     /// Identifies the format from the leading bytes (magic numbers) alone: never from a file
     /// name or Content-Type, which lie. Returns nil for anything else.
     public init?<Bytes: Collection<UInt8>>(sniffing bytes: Bytes) {
-        let head = Array(bytes.prefix(12))
+        // 64 bytes: a HEIF ftyp box lists its compatible brands after the major one.
+        let head = Array(bytes.prefix(64))
         func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + signature.count && Array(head[offset..<offset + signature.count]) == signature
         }
@@ -20,10 +27,35 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             self = .gif
         } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
             self = .webp
+        } else if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            self = .jxl
+        } else if let format = ImageFormat(ftyp: head) {
+            self = format
         } else {
             return nil
         }
     }
 
     public var description: String { rawValue.uppercased() }
+
+    /// AVIF or HEIF from an ISO BMFF `ftyp` box: its major brand, else the first image brand
+    /// among the compatible ones (files with major brand `mif1` list `avif` or `heic` there).
+    private init?(ftyp head: [UInt8]) {
+        guard head.count >= 16, Array(head[4..<8]) == Array("ftyp".utf8) else { return nil }
+        let size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        var brands = [String(decoding: head[8..<12], as: UTF8.self)]
+        var offset = 16
+        while offset + 4 <= min(size, head.count) {
+            brands.append(String(decoding: head[offset..<offset + 4], as: UTF8.self))
+            offset += 4
+        }
+        for brand in brands {
+            switch brand {
+            case "avif", "avis": self = .avif; return
+            case "heic", "heix", "heim", "heis", "hevc", "hevx": self = .heif; return
+            default: continue
+            }
+        }
+        return nil
+    }
 }

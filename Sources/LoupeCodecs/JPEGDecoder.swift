@@ -2,7 +2,9 @@ import CLoupeCodecs
 import Foundation
 
 /// Decodes JPEG with libjpeg-turbo: baseline and progressive, every chroma subsampling,
-/// grayscale, RGB, and CMYK/YCCK (converted to RGB, Adobe inversion honoured). With
+/// grayscale, RGB, and CMYK/YCCK (converted to RGB through their ICC profile, else Pillow's
+/// formula; Adobe inversion honoured). An embedded ICC profile (APP2, any number of segments)
+/// converts the pixels to sRGB (`DecodingOptions.colorManagement`), after DCT scaling. With
 /// `maxPixelSize` it decodes at 1/2, 1/4 or 1/8 scale through libjpeg's DCT scaling.
 ///
 /// Corrupt or truncated data that libjpeg can recover from still decodes (missing rows come
@@ -17,13 +19,14 @@ public struct JPEGDecoder: ImageDecoding {
     public init() {}
 
     public func metadata(of data: Data) throws -> ImageMetadata {
-        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata in metadata } }
+        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _ in metadata } }
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
-            try withHeader(raw) { jpeg, metadata in
+            try withHeader(raw) { jpeg, metadata, colors in
                 try options.limits.checkSize(metadata)
+                let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let denominator = JPEGDecoder.scaleDenominator(width: metadata.width, height: metadata.height,
                                                                maxPixelSize: options.maxPixelSize)
                 var width: UInt32 = 0, height: UInt32 = 0
@@ -34,8 +37,11 @@ public struct JPEGDecoder: ImageDecoding {
                     guard let base = out.baseAddress,
                           lc_jpeg_decode(jpeg, base.assumingMemoryBound(to: UInt8.self), stride, JPEGDecoder.maxScans) == LC_OK
                     else { throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg))) }
+                    // After DCT scaling, so a thumbnail converts only its own pixels.
+                    plan.apply(to: out, bytesPerRow: stride, width: Int(width), height: Int(height))
                 }
-                let warning = lc_jpeg_warning_count(jpeg) > 0 ? CMessage.string(lc_jpeg_message(jpeg)) : nil
+                let libjpegWarning = lc_jpeg_warning_count(jpeg) > 0 ? CMessage.string(lc_jpeg_message(jpeg)) : nil
+                let warning = ColorPlan.combine(libjpegWarning, plan.warning)
                 let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning)
                 return options.oriented(image)
             }
@@ -53,7 +59,8 @@ public struct JPEGDecoder: ImageDecoding {
         return 1
     }
 
-    private func withHeader<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata) throws -> T) throws -> T {
+    private func withHeader<T>(_ raw: UnsafeRawBufferPointer,
+                               _ body: (OpaquePointer, ImageMetadata, (source: ColorSource?, pixels: SourcePixels)) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.jpeg, message: "empty data") }
         guard let jpeg = lc_jpeg_create(base.assumingMemoryBound(to: UInt8.self), raw.count) else {
             throw ImageCodecError.corrupt(.jpeg, message: "could not create a libjpeg decoder")
@@ -66,6 +73,13 @@ public struct JPEGDecoder: ImageDecoding {
         let metadata = ImageMetadata(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
                                      isProgressive: header.progressive != 0)
-        return try body(jpeg, metadata)
+        // libjpeg's J_COLOR_SPACE: 1 grey, 4 CMYK, 5 YCCK (both decoded to raw CMYK).
+        let pixels: SourcePixels = switch header.color_space {
+        case 1: .grey
+        case 4, 5: .cmyk(inverted: header.adobe_marker != 0)
+        default: .rgba
+        }
+        let source = header.icc.map { ColorSource.iccProfile(Data(bytes: $0, count: header.icc_size)) }
+        return try body(jpeg, metadata, (source, pixels))
     }
 }

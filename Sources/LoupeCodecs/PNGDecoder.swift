@@ -2,7 +2,7 @@ import CLoupeCodecs
 import Foundation
 
 /// Decodes PNG with libpng: every colour type and bit depth (16-bit scaled to 8 with
-/// rounding), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
+/// rounding, or cut to the high byte as Pillow does: `DecodingOptions.sixteenBitReduction`), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
 /// decode, so `maxPixelSize` is ignored. Chunks after the image data are not read: a file whose
 /// pixels are complete decodes even if IEND is missing. APNG animation is not supported by
 /// Debian's libpng; such files decode as their default image.
@@ -11,24 +11,29 @@ public struct PNGDecoder: ImageDecoding {
     public init() {}
 
     public func metadata(of data: Data) throws -> ImageMetadata {
-        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata in metadata } }
+        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _ in metadata } }
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
-            try withHeader(raw) { png, metadata in
+            try withHeader(raw) { png, metadata, colors in
                 try options.limits.checkSize(metadata)
+                let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,
-                          lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride) == LC_OK
+                          lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride,
+                                        options.sixteenBitReduction == .highByte ? 1 : 0) == LC_OK
                     else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
+                    plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }
-                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap)))
+                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning)
+                return options.oriented(image)
             }
         }
     }
 
-    private func withHeader<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata) throws -> T) throws -> T {
+    private func withHeader<T>(_ raw: UnsafeRawBufferPointer,
+                               _ body: (OpaquePointer, ImageMetadata, (source: ColorSource?, pixels: SourcePixels)) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.png, message: "empty data") }
         guard let png = lc_png_create(base.assumingMemoryBound(to: UInt8.self), raw.count) else {
             throw ImageCodecError.corrupt(.png, message: "could not create a libpng decoder")
@@ -41,6 +46,23 @@ public struct PNGDecoder: ImageDecoding {
         let metadata = ImageMetadata(format: .png, width: Int(header.width), height: Int(header.height),
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
                                      isProgressive: header.interlaced != 0)
-        return try body(png, metadata)
+        return try body(png, metadata, PNGDecoder.colors(of: header))
+    }
+
+    /// The colour information of a PNG, in PNG's order of precedence: iCCP, then sRGB, then
+    /// gAMA with cHRM. A gAMA of 1/2.2 without cHRM is taken as sRGB, as browsers do: it is
+    /// what encoders write for sRGB content, and the two curves differ only in the darkest steps.
+    static func colors(of header: lc_png_header) -> (source: ColorSource?, pixels: SourcePixels) {
+        // PNG colour types 0 and 4 are grey and grey with alpha.
+        let grey = header.color_type == 0 || header.color_type == 4
+        if let icc = header.icc {
+            return (.iccProfile(Data(bytes: icc, count: header.icc_size)), grey ? .grey : .rgba)
+        }
+        guard header.srgb == 0, header.gamma > 0 else { return (nil, .rgba) }
+        let chromaticities: [Double]? = header.has_chromaticities != 0
+            ? withUnsafeBytes(of: header.chromaticities) { Array($0.bindMemory(to: Double.self)) }
+            : nil
+        if chromaticities == nil, abs(header.gamma - 1 / 2.2) < 0.000_01 { return (nil, .rgba) }
+        return (.pngGamma(header.gamma, chromaticities: chromaticities), .rgba)
     }
 }

@@ -3,32 +3,39 @@ import Foundation
 
 /// Decodes WebP with libwebp: lossy, lossless, alpha, and animations (libwebpdemux composites
 /// the frames onto the canvas). A still image with `maxPixelSize` smaller than itself is
-/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio.
+/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio; so is an
+/// animation's first frame when only it is asked for and it covers the canvas.
 public struct WebPDecoder: ImageDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
     public func metadata(of data: Data) throws -> ImageMetadata {
-        try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _ in metadata } }
+        try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _, _ in metadata } }
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
-            try withContainer(raw) { webp, metadata, animated in
+            try withContainer(raw) { webp, metadata, animated, profile in
                 try options.limits.checkSize(metadata)
+                let plan = ColorPlan(source: profile.map(ColorSource.iccProfile), pixels: .rgba, management: options.colorManagement)
                 // An animation of one frame still needs compositing: its frame may be smaller
-                // than the canvas and offset within it.
-                let image = if animated {
-                    try decodeAnimation(webp, metadata: metadata, options: options)
+                // than the canvas and offset within it. Its first frame alone, for a thumbnail,
+                // is decoded scaled like a still image when it covers the canvas (as a first
+                // frame usually does); libwebp's animation decoder cannot scale.
+                let scaledFirstFrame = options.firstFrameOnly && options.maxPixelSize.map { $0 > 0 && $0 < max(metadata.width, metadata.height) } == true
+                    && lc_webp_first_frame_covers_canvas(webp) != 0
+                var image = if animated && !scaledFirstFrame {
+                    try decodeAnimation(webp, metadata: metadata, options: options, plan: plan)
                 } else {
-                    try decodeStill(webp, metadata: metadata, options: options)
+                    try decodeStill(webp, metadata: metadata, options: options, plan: plan)
                 }
+                image.warning = plan.warning
                 return options.oriented(image)
             }
         }
     }
 
-    private func decodeStill(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions) throws -> DecodedImage {
+    private func decodeStill(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions, plan: ColorPlan) throws -> DecodedImage {
         var width = metadata.width, height = metadata.height
         if let target = options.maxPixelSize, target > 0, max(width, height) > target {
             let scale = Double(target) / Double(max(width, height))
@@ -42,11 +49,12 @@ public struct WebPDecoder: ImageDecoding {
                                      stride, text)
             }
             guard status == LC_OK else { throw ImageCodecError.corrupt(.webp, message: message.text) }
+            plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
         }
         return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap))
     }
 
-    private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions) throws -> DecodedImage {
+    private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions, plan: ColorPlan) throws -> DecodedImage {
         let wanted = options.firstFrameOnly ? 1 : metadata.frameCount
         try options.limits.checkFrames(wanted, of: metadata)
         var previousTimestamp: Int32 = 0
@@ -56,12 +64,18 @@ public struct WebPDecoder: ImageDecoding {
                 var timestamp: Int32 = 0
                 let status = lc_webp_next_frame(webp, out, stride, &timestamp, text)
                 defer { previousTimestamp = timestamp }
+                if status > 0, let out {
+                    // Each composited canvas is converted: libwebp composites in stored values.
+                    let canvas = UnsafeMutableRawBufferPointer(start: out, count: stride * metadata.height)
+                    plan.apply(to: canvas, bytesPerRow: stride, width: metadata.width, height: metadata.height)
+                }
                 return (status, .milliseconds(Int(timestamp - previousTimestamp)))
             }
         return DecodedImage(metadata: metadata, firstFrame: frames.first, laterFrames: frames.later)
     }
 
-    private func withContainer<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata, _ animated: Bool) throws -> T) throws -> T {
+    private func withContainer<T>(_ raw: UnsafeRawBufferPointer,
+                                  _ body: (OpaquePointer, ImageMetadata, _ animated: Bool, _ profile: Data?) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.webp, message: "empty data") }
         var info = lc_webp_info()
         var message = CMessage()
@@ -73,6 +87,7 @@ public struct WebPDecoder: ImageDecoding {
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: info.exif, count: info.exif_size)),
                                      frameCount: max(1, Int(info.frame_count)),
                                      loopCount: animated ? Int(info.loop_count) : nil)
-        return try body(webp, metadata, animated)
+        let profile = info.icc.map { Data(bytes: $0, count: info.icc_size) }
+        return try body(webp, metadata, animated, profile)
     }
 }

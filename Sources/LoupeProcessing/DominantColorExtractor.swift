@@ -51,7 +51,7 @@ public struct DominantColorExtractor: Sendable {
     public func dominantColor(of data: Data) throws -> RGBColor {
         switch mode {
         case .exact:
-            let image = try decoder.decode(data, options: DecodingOptions(firstFrameOnly: true, limits: limits))
+            let image = try decoder.decode(data, options: DecodingOptions(firstFrameOnly: true, limits: limits, sixteenBitReduction: .highByte))
             return try image.bitmap.dominantColor(quality: 10)
         case let .fast(maxPixelSize):
             let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: max(1, maxPixelSize),

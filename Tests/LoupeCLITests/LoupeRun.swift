@@ -51,6 +51,11 @@ struct LoupeRun: Sendable {
         }
     }
 
+    /// Runs another program (a reference tool) the same way, for checking what `loupe` wrote.
+    static func runTool(_ command: [String], home: URL) async throws -> LoupeRun {
+        try await onOwnThread { try runBlocking(command, input: nil, home: home, timeout: .seconds(120)) }
+    }
+
     private static func runBlocking(_ command: [String], input: String?, home: URL, timeout: Duration) throws -> LoupeRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])

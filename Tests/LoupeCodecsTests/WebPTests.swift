@@ -75,6 +75,43 @@ import Testing
         }
     }
 
+    /// A thumbnail of an animation (first frame only) decodes scaled like a still image when
+    /// the first frame covers the canvas, to what the full composite shrinks to; otherwise
+    /// (a frame offset within the canvas) it is composited at full size.
+    @Test func animationThumbnailsDecodeScaled() throws {
+        let photo = try decodeCorpus("skimage/coffee.png").bitmap
+        let small = try Bitmap(width: 2, height: 2, pixels: Array(repeating: [0, 255, 0, 255], count: 4).flatMap { $0 })
+        let data = try animatedWebP(canvas: (600, 400), loops: 0, frames: [(photo, 0, 0, 100), (small, 2, 2, 100)])
+        let options = DecodingOptions(maxPixelSize: 150, firstFrameOnly: true)
+        let thumbnail = try ImageDecoder().decode(data, options: options)
+        #expect(thumbnail.bitmap.width == 150 && thumbnail.bitmap.height == 100)
+        #expect(thumbnail.metadata.width == 600 && thumbnail.metadata.frameCount == 2)
+        let full = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true))
+        #expect(full.bitmap.width == 600 && full.bitmap == photo)
+        // libwebp's scaler against the full frame shrunk 4x by averaging: close, not equal.
+        #expect(PixelDifference(thumbnail.bitmap, try areaAverage(full.bitmap, factor: 4)).mean < 3)
+        let offset = try animatedWebP(canvas: (600, 400), loops: 0, frames: [(small, 2, 2, 100), (photo, 0, 0, 100)])
+        #expect(try ImageDecoder().decode(offset, options: options).bitmap.width == 600)
+    }
+
+    private func areaAverage(_ bitmap: Bitmap, factor: Int) throws -> Bitmap {
+        let width = bitmap.width / factor, height = bitmap.height / factor
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                var sums = [0, 0, 0, 0]
+                for dy in 0..<factor {
+                    for dx in 0..<factor {
+                        let p = bitmap.pixel(x: x * factor + dx, y: y * factor + dy)
+                        sums[0] += Int(p.0); sums[1] += Int(p.1); sums[2] += Int(p.2); sums[3] += Int(p.3)
+                    }
+                }
+                for c in 0..<4 { pixels[(y * width + x) * 4 + c] = UInt8(sums[c] / (factor * factor)) }
+            }
+        }
+        return try Bitmap(width: width, height: height, pixels: pixels)
+    }
+
     @Test func aOneFrameAnimationIsCompositedNotStretched() throws {
         let green = try Bitmap(width: 2, height: 2, pixels: Array(repeating: [0, 255, 0, 255], count: 4).flatMap { $0 })
         let image = try ImageDecoder().decode(try animatedWebP(canvas: (4, 4), loops: 0, frames: [(green, 2, 2, 40)]))

@@ -38,6 +38,12 @@ typedef struct {
     /// Valid until lc_jpeg_destroy.
     const uint8_t *exif;
     size_t exif_size;
+    /// 1 when an Adobe APP14 marker is present: CMYK is then stored inverted (255 = no ink).
+    int adobe_marker;
+    /// The ICC profile reassembled from its APP2 segments (libjpeg-turbo checks their sequence
+    /// numbers), or NULL. Valid until lc_jpeg_destroy.
+    const uint8_t *icc;
+    size_t icc_size;
 } lc_jpeg_header;
 
 /// Creates a decoder over `data` (not copied: it must outlive the handle). NULL when out of memory.
@@ -47,7 +53,9 @@ int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header);
 /// Chooses DCT scaling 1/`scale_denom` (1, 2, 4 or 8) and RGBA output; reports the output size.
 int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint32_t *out_height);
 /// Decodes every scanline into `out` (at least out_height * stride bytes). `max_scans` bounds
-/// progressive scans, which is what makes a crafted progressive file slow.
+/// progressive scans, which is what makes a crafted progressive file slow. CMYK and YCCK files
+/// come out as raw CMYK, four bytes per pixel as stored (inverted when `adobe_marker`): the
+/// caller converts them, through their profile (lc_color_transform) or lc_cmyk_to_rgba.
 int lc_jpeg_decode(lc_jpeg *jpeg, uint8_t *out, size_t stride, int max_scans);
 /// Number of libjpeg warnings (corrupt or truncated data that was still decoded).
 int lc_jpeg_warning_count(const lc_jpeg *jpeg);
@@ -72,12 +80,24 @@ typedef struct {
     /// eXIf chunk payload or NULL; valid until lc_png_destroy.
     const uint8_t *exif;
     size_t exif_size;
+    /// iCCP profile, decompressed, or NULL; valid until lc_png_destroy.
+    const uint8_t *icc;
+    size_t icc_size;
+    /// 1 when an sRGB chunk is present.
+    int srgb;
+    /// gAMA as the encoding exponent (0.45455 for 1/2.2), or 0 when absent.
+    double gamma;
+    /// 1 when a cHRM chunk is present; `chromaticities` then holds white x, y, red x, y,
+    /// green x, y, blue x, y.
+    int has_chromaticities;
+    double chromaticities[8];
 } lc_png_header;
 
 lc_png *lc_png_create(const uint8_t *data, size_t size);
 int lc_png_read_header(lc_png *png, lc_png_header *header);
-/// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA8.
-int lc_png_decode(lc_png *png, uint8_t *out, size_t stride);
+/// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA8; 16-bit
+/// samples are rounded to 8 bits, or with high_byte non-zero keep their high byte (Pillow's way).
+int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte);
 const char *lc_png_message(const lc_png *png);
 void lc_png_destroy(lc_png *png);
 
@@ -98,6 +118,9 @@ typedef struct {
     uint32_t loop_count;
     const uint8_t *exif;
     size_t exif_size;
+    /// ICCP chunk payload or NULL; valid until lc_webp_destroy.
+    const uint8_t *icc;
+    size_t icc_size;
 } lc_webp_info;
 
 /// Parses the RIFF container only (no pixel decoding). `data` must outlive the handle.
@@ -107,6 +130,9 @@ int lc_webp_decode_still(lc_webp *webp, uint32_t width, uint32_t height, uint8_t
                          char *message);
 /// Decodes the next composited animation frame into `out` (canvas size). Returns 1 when a
 /// frame was written, 0 at the end, LC_ERROR on failure. `timestamp_ms` is the frame's end time.
+/// 1 when an animation's first frame is complete and covers the whole canvas at (0, 0): alone on
+/// the empty canvas, it is the first composited frame, and lc_webp_decode_still can scale it.
+int lc_webp_first_frame_covers_canvas(const lc_webp *webp);
 int lc_webp_next_frame(lc_webp *webp, uint8_t *out, size_t stride, int *timestamp_ms, char *message);
 void lc_webp_destroy(lc_webp *webp);
 
@@ -136,6 +162,149 @@ lc_gif *lc_gif_create(const uint8_t *data, size_t size, char *message);
 /// LC_ERROR on failure. `delay_cs` is the frame's delay in hundredths of a second.
 int lc_gif_next_frame(lc_gif *gif, uint8_t *out, size_t stride, int *delay_cs, char *message);
 void lc_gif_destroy(lc_gif *gif);
+
+// MARK: - CICP colour description (HEIF/AVIF nclx, AV1/HEVC bitstreams)
+
+typedef struct {
+    /// 1 when the file gives one.
+    int present;
+    /// ITU-T H.273 ColourPrimaries (1 BT.709/sRGB, 9 BT.2020, 12 Display P3, ...).
+    int primaries;
+    /// ITU-T H.273 TransferCharacteristics (13 sRGB, 1/6/14/15 BT.709, 8 linear, 16 PQ, 18 HLG).
+    int transfer;
+} lc_cicp;
+
+// MARK: - HEIF (libheif)
+
+typedef struct lc_heif lc_heif;
+
+typedef struct {
+    /// Size after libheif's transformations (irot, imir, clap), which it applies while decoding.
+    uint32_t width;
+    uint32_t height;
+    int has_alpha;
+    int bit_depth;
+    /// Top-level images in the file (the primary one is decoded).
+    uint32_t image_count;
+    /// Raw ICC profile of the primary image (colr prof/rICC), or NULL; valid until destroy.
+    const uint8_t *icc;
+    size_t icc_size;
+    lc_cicp cicp;
+    /// Size of the largest thumbnail item, 0 when there is none.
+    uint32_t thumbnail_width;
+    uint32_t thumbnail_height;
+} lc_heif_info;
+
+/// Parses the container (no pixel decoding). Images wider or taller than `max_side` are refused
+/// by libheif while parsing (0, or above 32768: libheif's default, 32768); a grid or overlay
+/// canvas larger than the primary image's declared longest side is refused when decoding.
+/// `data` must outlive the handle.
+lc_heif *lc_heif_create(const uint8_t *data, size_t size, int max_side, lc_heif_info *info, char *message);
+/// Decodes the primary image (or, when `thumbnail` is 1, its largest thumbnail) as RGBA8 into
+/// `out`; the decoded size must be `width`x`height` (the header's), else it is an error.
+int lc_heif_decode(lc_heif *heif, int thumbnail, uint32_t width, uint32_t height, uint8_t *out, size_t stride, char *message);
+void lc_heif_destroy(lc_heif *heif);
+
+// MARK: - AVIF (libavif)
+
+typedef struct lc_avif lc_avif;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int depth;
+    int has_alpha;
+    uint32_t frame_count;
+    const uint8_t *icc;
+    size_t icc_size;
+    lc_cicp cicp;
+    /// irot: anti-clockwise quarter turns (0 when absent).
+    int rotation;
+    /// imir: 0 top and bottom exchanged, 1 left and right exchanged, -1 absent.
+    int mirror;
+    const uint8_t *exif;
+    size_t exif_size;
+} lc_avif_info;
+
+/// Parses the container and the first image's header. libavif refuses more than `max_pixels`
+/// pixels or `max_frames` frames while parsing (0: its defaults). `data` must outlive the handle.
+lc_avif *lc_avif_create(const uint8_t *data, size_t size, uint32_t max_pixels, uint32_t max_frames, lc_avif_info *info, char *message);
+/// Decodes the first image as RGBA8 (deeper images rounded to 8 bits), transformations not applied.
+int lc_avif_decode(lc_avif *avif, uint8_t *out, size_t stride, char *message);
+void lc_avif_destroy(lc_avif *avif);
+/// Encodes RGBA as 8-bit 4:2:0 AVIF (AV1 by libaom) tagged sRGB, at `quality` 0...100 and
+/// libaom `speed` 0...10. `has_alpha` 0 drops alpha. `icc` (may be NULL) is embedded as the
+/// colr profile. `*out` is freed with lc_free.
+int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
+                   int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message);
+
+// MARK: - JPEG XL (libjxl)
+
+typedef struct lc_jxl lc_jxl;
+
+typedef struct {
+    /// Size as stored, before orientation.
+    uint32_t width;
+    uint32_t height;
+    /// EXIF-style orientation 1...8 (JPEG XL uses the same values); not applied by the decoder.
+    int orientation;
+    int has_alpha;
+    /// 1 for a grey image (output expanded to R = G = B).
+    int grey;
+    int bits;
+    int animated;
+    /// ICC profile of the output pixels (libjxl synthesises one for enumerated colour spaces).
+    const uint8_t *icc;
+    size_t icc_size;
+} lc_jxl_info;
+
+/// Reads the header up to the colour encoding; allocates no pixel memory. `data` must outlive the handle.
+lc_jxl *lc_jxl_create(const uint8_t *data, size_t size, lc_jxl_info *info, char *message);
+/// Decodes the first frame as RGBA8 into a tightly packed `out` (stride = width * 4).
+int lc_jxl_decode(lc_jxl *jxl, uint8_t *out, size_t stride, uint32_t width, uint32_t height, char *message);
+void lc_jxl_destroy(lc_jxl *jxl);
+
+// MARK: - Colour (lcms2)
+
+#define LC_COLOR_SPACE_OTHER 0
+#define LC_COLOR_SPACE_RGB 1
+#define LC_COLOR_SPACE_GREY 2
+#define LC_COLOR_SPACE_CMYK 3
+
+/// Layouts of the pixels a transform converts, in place, in an RGBA8 buffer.
+#define LC_PIXELS_RGBA 0
+/// Grey expanded to R = G = B (alpha kept); R is read.
+#define LC_PIXELS_GREY 1
+/// Four bytes of CMYK per pixel, 255 = full ink; alpha is set to 255.
+#define LC_PIXELS_CMYK 2
+/// Four bytes of CMYK per pixel as Adobe stores it, 255 = no ink; alpha is set to 255.
+#define LC_PIXELS_CMYK_INVERTED 3
+
+typedef struct lc_color_transform lc_color_transform;
+
+/// Parses an ICC profile: its colour space (LC_COLOR_SPACE_*) and whether it is sRGB in all
+/// but its bytes (matrix and curves within an 8-bit step of sRGB's). LC_ERROR when lcms2
+/// cannot read it.
+int lc_color_profile_inspect(const uint8_t *icc, size_t size, int *space, int *srgb, char *message);
+/// Builds a transform from the profile to sRGB (relative colorimetric, black-point
+/// compensation) for pixels laid out as `pixels` (LC_PIXELS_*). NULL with a message when the
+/// profile is unreadable or does not match the layout. Safe to apply from several threads.
+lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, int pixels, char *message);
+/// Transfer functions for lc_color_transform_create_rgb.
+#define LC_TRANSFER_GAMMA 0
+#define LC_TRANSFER_SRGB 1
+/// Builds an RGBA transform to sRGB from an RGB space given by chromaticities (8 values as in
+/// lc_png_header, or NULL for BT.709 primaries and D65) and a transfer function: a pure power
+/// of 1 / `gamma` (PNG's gAMA is the encoding exponent) or sRGB's curve.
+lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *chromaticities, int transfer, char *message);
+/// Converts `height` rows of `width` pixels in place.
+void lc_color_transform_apply(const lc_color_transform *transform, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height);
+void lc_color_transform_destroy(lc_color_transform *transform);
+/// lcms2's sRGB profile, serialized (for outputs that embed it). `*out` is freed with lc_free.
+int lc_srgb_profile(uint8_t **out, size_t *size, char *message);
+/// Converts raw CMYK to RGBA in place without a profile, as Pillow's convert("RGB") does:
+/// R = (255 - C)(255 - K) / 255 on uninverted values.
+void lc_cmyk_to_rgba(uint8_t *pixels, size_t stride, uint32_t width, uint32_t height, int inverted);
 
 // MARK: - Memory
 

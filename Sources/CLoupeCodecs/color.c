@@ -1,0 +1,300 @@
+// Colour management with lcms2 (see CLoupeCodecs.h, "Colour").
+//
+// Every transform gets its own lcms2 context, whose error handler copies lcms2's message into
+// the caller's buffer while the profile is parsed and the transform built; nothing is printed
+// and nothing is global. Transforms are built with cmsFLAGS_NOCACHE, which makes
+// cmsDoTransform safe to call from several threads on one transform (lcms2's documentation:
+// the one-pixel cache is the only state a transform mutates).
+#include "CLoupeCodecs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lcms2.h>
+
+struct lc_color_transform {
+    cmsContext context;
+    cmsHTRANSFORM transform;
+    int pixels;
+    // Grey sources go through a 256-entry table (grey value -> sRGB triple), built once from
+    // the transform: every grey pixel then costs a lookup and stays neutral.
+    uint8_t grey_table[256 * 3];
+};
+
+typedef struct {
+    char *message;
+} lc_color_log;
+
+static void on_lcms_error(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)code;
+    lc_color_log *log = (lc_color_log *)cmsGetContextUserData(context);
+    // Keep the first message: later ones are usually consequences of it.
+    if (log && log->message && log->message[0] == 0) snprintf(log->message, LC_MESSAGE_CAPACITY, "%s", text);
+}
+
+static cmsContext make_context(lc_color_log *log) {
+    cmsContext context = cmsCreateContext(NULL, log);
+    if (context) cmsSetLogErrorHandlerTHR(context, on_lcms_error);
+    return context;
+}
+
+static void fail(char *message, const char *text) {
+    if (message && message[0] == 0) snprintf(message, LC_MESSAGE_CAPACITY, "%s", text);
+}
+
+// The sRGB transfer function (IEC 61966-2-1), for comparing a profile's curves with it.
+static double srgb_curve(double v) {
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+// A matrix/TRC RGB profile whose colorants and curves are sRGB's (within what 8-bit output
+// can tell apart) converts to sRGB as the identity, so it needs no transform. Profiles in the
+// wild differ in their bytes (v2 and v4, HP's, Apple's, Google's compact one) but not here.
+static int is_srgb(cmsContext context, cmsHPROFILE profile) {
+    if (cmsGetColorSpace(profile) != cmsSigRgbData) return 0;
+    cmsHPROFILE reference = cmsCreate_sRGBProfileTHR(context);
+    if (!reference) return 0;
+    int same = 1;
+    const cmsTagSignature colorants[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    const cmsTagSignature curves[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    for (int i = 0; i < 3 && same; i++) {
+        const cmsCIEXYZ *ours = (const cmsCIEXYZ *)cmsReadTag(profile, colorants[i]);
+        const cmsCIEXYZ *theirs = (const cmsCIEXYZ *)cmsReadTag(reference, colorants[i]);
+        const cmsToneCurve *curve = (const cmsToneCurve *)cmsReadTag(profile, curves[i]);
+        if (!ours || !theirs || !curve) { same = 0; break; }
+        // 0.002 in XYZ is far below one 8-bit step for any colour.
+        if (fabs(ours->X - theirs->X) > 0.002 || fabs(ours->Y - theirs->Y) > 0.002 || fabs(ours->Z - theirs->Z) > 0.002) {
+            same = 0;
+            break;
+        }
+        for (int step = 0; step <= 32 && same; step++) {
+            double v = step / 32.0;
+            // 0.4 / 255 of linear light: invisible after re-encoding to 8 bits.
+            if (fabs(cmsEvalToneCurveFloat(curve, (cmsFloat32Number)v) - srgb_curve(v)) > 0.4 / 255.0) same = 0;
+        }
+    }
+    cmsCloseProfile(reference);
+    return same;
+}
+
+int lc_color_profile_inspect(const uint8_t *icc, size_t size, int *space, int *srgb, char *message) {
+    if (message) message[0] = 0;
+    *space = LC_COLOR_SPACE_OTHER;
+    *srgb = 0;
+    if (!icc || size < 132 || size > UINT32_MAX) {
+        fail(message, "ICC profile shorter than its 128-byte header and tag count");
+        return LC_ERROR;
+    }
+    lc_color_log log = {message};
+    cmsContext context = make_context(&log);
+    if (!context) {
+        fail(message, "out of memory");
+        return LC_ERROR;
+    }
+    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)size);
+    if (!profile) {
+        fail(message, "unreadable ICC profile");
+        cmsDeleteContext(context);
+        return LC_ERROR;
+    }
+    switch (cmsGetColorSpace(profile)) {
+    case cmsSigRgbData: *space = LC_COLOR_SPACE_RGB; break;
+    case cmsSigGrayData: *space = LC_COLOR_SPACE_GREY; break;
+    case cmsSigCmykData: *space = LC_COLOR_SPACE_CMYK; break;
+    default: break;
+    }
+    *srgb = is_srgb(context, profile);
+    cmsCloseProfile(profile);
+    cmsDeleteContext(context);
+    return LC_OK;
+}
+
+static cmsUInt32Number input_format(int pixels) {
+    switch (pixels) {
+    case LC_PIXELS_GREY: return TYPE_GRAY_8;
+    case LC_PIXELS_CMYK: return TYPE_CMYK_8;
+    case LC_PIXELS_CMYK_INVERTED: return TYPE_CMYK_8_REV;
+    default: return TYPE_RGBA_8;
+    }
+}
+
+// Takes ownership of `source` (closed here on every path).
+static lc_color_transform *make_transform(cmsContext context, cmsHPROFILE source, int pixels, char *message) {
+    lc_color_transform *self = calloc(1, sizeof *self);
+    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(context);
+    if (!self || !srgb) {
+        fail(message, "out of memory");
+        goto failed;
+    }
+    self->context = context;
+    self->pixels = pixels;
+    cmsColorSpaceSignature expected = pixels == LC_PIXELS_GREY ? cmsSigGrayData
+                                      : (pixels == LC_PIXELS_RGBA ? cmsSigRgbData : cmsSigCmykData);
+    if (cmsGetColorSpace(source) != expected) {
+        fail(message, "ICC profile's colour space does not match the image's");
+        goto failed;
+    }
+    // RGBA in, RGBA out, alpha copied: the transform runs in place on the decoded bitmap.
+    // CMYK fills the same four bytes per pixel, so it runs in place too (alpha is set after).
+    cmsUInt32Number out_format = pixels == LC_PIXELS_GREY ? TYPE_RGB_8 : TYPE_RGBA_8;
+    cmsUInt32Number flags = cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE
+                            | (pixels == LC_PIXELS_RGBA ? cmsFLAGS_COPY_ALPHA : 0);
+    self->transform = cmsCreateTransformTHR(context, source, input_format(pixels), srgb, out_format,
+                                            INTENT_RELATIVE_COLORIMETRIC, flags);
+    if (!self->transform) {
+        fail(message, "lcms2 could not build a transform from this ICC profile");
+        goto failed;
+    }
+    if (pixels == LC_PIXELS_GREY) {
+        uint8_t ramp[256];
+        for (int i = 0; i < 256; i++) ramp[i] = (uint8_t)i;
+        cmsDoTransform(self->transform, ramp, self->grey_table, 256);
+    }
+    cmsCloseProfile(source);
+    cmsCloseProfile(srgb);
+    return self;
+failed:
+    if (source) cmsCloseProfile(source);
+    if (srgb) cmsCloseProfile(srgb);
+    if (self && self->transform) cmsDeleteTransform(self->transform);
+    free(self);
+    cmsDeleteContext(context);
+    return NULL;
+}
+
+lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, int pixels, char *message) {
+    if (message) message[0] = 0;
+    if (!icc || size < 132 || size > UINT32_MAX) {
+        fail(message, "ICC profile shorter than its 128-byte header and tag count");
+        return NULL;
+    }
+    lc_color_log log = {message};
+    cmsContext context = make_context(&log);
+    if (!context) {
+        fail(message, "out of memory");
+        return NULL;
+    }
+    cmsHPROFILE source = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)size);
+    if (!source) {
+        fail(message, "unreadable ICC profile");
+        cmsDeleteContext(context);
+        return NULL;
+    }
+    lc_color_transform *self = make_transform(context, source, pixels, message);
+    // From here on lcms2 has nothing more to report; its context must not keep a pointer to
+    // the caller's (stack) message buffer.
+    if (self) cmsSetLogErrorHandlerTHR(context, NULL);
+    return self;
+}
+
+lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *chromaticities, int transfer, char *message) {
+    if (message) message[0] = 0;
+    if (transfer == LC_TRANSFER_GAMMA && !(gamma > 0.01 && gamma < 100)) {
+        fail(message, "PNG gamma out of range");
+        return NULL;
+    }
+    lc_color_log log = {message};
+    cmsContext context = make_context(&log);
+    if (!context) {
+        fail(message, "out of memory");
+        return NULL;
+    }
+    // PNG's gAMA is the encoding exponent; the decoding curve is its reciprocal. Without cHRM
+    // the primaries are sRGB's (ITU-R BT.709, D65), as PNG's specification recommends.
+    const double *c = chromaticities;
+    const double bt709[8] = {0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06};
+    if (!c) c = bt709;
+    cmsCIExyY white = {c[0], c[1], 1.0};
+    cmsCIExyYTRIPLE primaries = {{c[2], c[3], 1.0}, {c[4], c[5], 1.0}, {c[6], c[7], 1.0}};
+    cmsToneCurve *curve;
+    if (transfer == LC_TRANSFER_SRGB) {
+        // IEC 61966-2-1 as lcms2's parametric curve type 4.
+        const cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
+        curve = cmsBuildParametricToneCurve(context, 4, srgb);
+    } else {
+        curve = cmsBuildGamma(context, 1.0 / gamma);
+    }
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    cmsHPROFILE source = curve ? cmsCreateRGBProfileTHR(context, &white, &primaries, curves) : NULL;
+    if (curve) cmsFreeToneCurve(curve);
+    if (!source) {
+        fail(message, "PNG chromaticities do not make a valid colour space");
+        cmsDeleteContext(context);
+        return NULL;
+    }
+    lc_color_transform *self = make_transform(context, source, LC_PIXELS_RGBA, message);
+    if (self) cmsSetLogErrorHandlerTHR(context, NULL);
+    return self;
+}
+
+void lc_color_transform_apply(const lc_color_transform *self, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height) {
+    for (uint32_t y = 0; y < height; y++) {
+        uint8_t *row = pixels + (size_t)y * stride;
+        switch (self->pixels) {
+        case LC_PIXELS_GREY:
+            // The decoder expanded grey to R = G = B; R is the grey value.
+            for (uint32_t x = 0; x < width; x++) {
+                const uint8_t *rgb = self->grey_table + 3 * row[4 * x];
+                row[4 * x] = rgb[0];
+                row[4 * x + 1] = rgb[1];
+                row[4 * x + 2] = rgb[2];
+            }
+            break;
+        case LC_PIXELS_CMYK:
+        case LC_PIXELS_CMYK_INVERTED:
+            cmsDoTransform(self->transform, row, row, width);
+            for (uint32_t x = 0; x < width; x++) row[4 * x + 3] = 255;
+            break;
+        default:
+            cmsDoTransform(self->transform, row, row, width);
+            break;
+        }
+    }
+}
+
+void lc_color_transform_destroy(lc_color_transform *self) {
+    if (!self) return;
+    if (self->transform) cmsDeleteTransform(self->transform);
+    if (self->context) cmsDeleteContext(self->context);
+    free(self);
+}
+
+int lc_srgb_profile(uint8_t **out, size_t *size, char *message) {
+    if (message) message[0] = 0;
+    lc_color_log log = {message};
+    cmsContext context = make_context(&log);
+    cmsHPROFILE profile = context ? cmsCreate_sRGBProfileTHR(context) : NULL;
+    cmsUInt32Number needed = 0;
+    int status = LC_ERROR;
+    *out = NULL;
+    if (profile && cmsSaveProfileToMem(profile, NULL, &needed) && needed > 0 && (*out = malloc(needed))
+        && cmsSaveProfileToMem(profile, *out, &needed)) {
+        *size = needed;
+        status = LC_OK;
+    } else {
+        fail(message, "lcms2 could not write its sRGB profile");
+        free(*out);
+        *out = NULL;
+    }
+    if (profile) cmsCloseProfile(profile);
+    if (context) cmsDeleteContext(context);
+    return status;
+}
+
+void lc_cmyk_to_rgba(uint8_t *pixels, size_t stride, uint32_t width, uint32_t height, int inverted) {
+    for (uint32_t y = 0; y < height; y++) {
+        uint8_t *row = pixels + (size_t)y * stride;
+        for (uint32_t x = 0; x < width; x++) {
+            uint8_t *p = row + 4 * x;
+            unsigned c = p[0], m = p[1], ye = p[2], k = p[3];
+            // Adobe writes inverted CMYK (255 = no ink); plain CMYK is the other way round.
+            if (!inverted) { c = 255 - c; m = 255 - m; ye = 255 - ye; k = 255 - k; }
+            p[0] = (uint8_t)((c * k + 127) / 255);
+            p[1] = (uint8_t)((m * k + 127) / 255);
+            p[2] = (uint8_t)((ye * k + 127) / 255);
+            p[3] = 255;
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// The seam between decoders and a colour engine (lcms2 in `LCMSColorEngine`): given what a
+/// header says about its colours, produce the conversion of its pixels to sRGB.
+protocol ColorConverting: Sendable {
+    /// The conversion of `pixels` described by `source` to sRGB; nil when they already are sRGB
+    /// (detected, so converting costs nothing). Throws `ColorProfileError` for a profile that
+    /// cannot be used: unreadable, or of a colour space other than the pixels'.
+    func conversion(from source: ColorSource, pixels: SourcePixels) throws(ColorProfileError) -> (any PixelConversion)?
+}
+
+/// A prepared conversion to sRGB, applied in place to an RGBA8 buffer. Safe to share.
+protocol PixelConversion: Sendable {
+    /// Converts `height` rows of `width` pixels, `bytesPerRow` apart, in place.
+    func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int)
+}
+
+/// Why a colour profile was ignored; becomes the decoded image's warning, never a failure.
+struct ColorProfileError: Error, Equatable, Sendable {
+    /// The colour engine's message.
+    let message: String
+}

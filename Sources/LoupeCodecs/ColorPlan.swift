@@ -1,0 +1,49 @@
+import CLoupeCodecs
+
+/// The colour step of one decode, decided from the header before any pixel is decoded: a
+/// conversion to sRGB, the profile-less CMYK fallback, or nothing.
+struct ColorPlan {
+    private let conversion: (any PixelConversion)?
+    /// Set for CMYK pixels with no usable profile: Pillow's formula, inverted or not.
+    private let cmykFallback: Bool?
+    /// Why the file's colour information was ignored, for `DecodedImage.warning`.
+    let warning: String?
+
+    /// Plans the conversion of `pixels` described by `source` (nil: the file says nothing).
+    init(source: ColorSource?, pixels: SourcePixels, management: ColorManagement,
+         engine: any ColorConverting = LCMSColorEngine.shared) {
+        var conversion: (any PixelConversion)?
+        var warning: String?
+        if management == .convertToSRGB, let source {
+            do {
+                conversion = try engine.conversion(from: source, pixels: pixels)
+            } catch {
+                warning = error.message
+            }
+        }
+        self.conversion = conversion
+        self.warning = warning
+        if conversion == nil, case let .cmyk(inverted) = pixels {
+            cmykFallback = inverted
+        } else {
+            cmykFallback = nil
+        }
+    }
+
+    /// Converts the decoded buffer in place.
+    func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
+        if let conversion {
+            conversion.apply(to: pixels, bytesPerRow: bytesPerRow, width: width, height: height)
+        } else if let inverted = cmykFallback, let base = pixels.baseAddress {
+            lc_cmyk_to_rgba(base.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(width), UInt32(height), inverted ? 1 : 0)
+        }
+    }
+
+    /// `first` and `second` warnings as one message.
+    static func combine(_ first: String?, _ second: String?) -> String? {
+        switch (first, second) {
+        case let (first?, second?): "\(first); \(second)"
+        default: first ?? second
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import CLoupeCodecs
+import Foundation
+
+/// Decodes HEIF/HEIC (HEVC stills, as iPhones write them) with libheif: 8 and 10 bits (rounded
+/// to 8), alpha, grid images, ICC or nclx colour. libheif applies the irot/imir/clap
+/// transformations while decoding (HEIF's own orientation; EXIF orientation in HEIF only repeats
+/// it, so it is not applied again): sizes here are as displayed and `orientation` is `.up`.
+///
+/// With `maxPixelSize`, the file's largest thumbnail item is decoded instead of the image when
+/// it is at least that large (iPhones store a 320 px one); HEVC has no reduced decode otherwise.
+public struct HEIFDecoder: ImageDecoding {
+    /// Creates a decoder; it holds no state.
+    public init() {}
+
+    public func metadata(of data: Data) throws -> ImageMetadata {
+        try data.withUnsafeBytes { raw in try withContainer(raw, limits: DecodingLimits()) { _, metadata, _ in metadata } }
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { raw in
+            try withContainer(raw, limits: options.limits) { heif, metadata, info in
+                try options.limits.checkSize(metadata)
+                let plan = ColorPlan(source: ColorSource(icc: info.icc, size: info.icc_size, cicp: info.cicp),
+                                     pixels: .rgba, management: options.colorManagement)
+                let thumbnail = HEIFDecoder.usesThumbnail(info, maxPixelSize: options.maxPixelSize)
+                let width = Int(thumbnail ? info.thumbnail_width : info.width)
+                let height = Int(thumbnail ? info.thumbnail_height : info.height)
+                var message = CMessage()
+                let bitmap = try Bitmap(width: width, height: height) { out, stride in
+                    let status = message.withPointer { text in
+                        lc_heif_decode(heif, thumbnail ? 1 : 0, UInt32(width), UInt32(height),
+                                       out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, text)
+                    }
+                    guard status == LC_OK else { throw ImageCodecError.corrupt(.heif, message: message.text) }
+                    plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
+                }
+                return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning)
+            }
+        }
+    }
+
+    /// Whether the thumbnail item serves a request for `maxPixelSize`: large enough, and of the
+    /// image's shape (its short side within two pixels of the image's aspect ratio: encoders
+    /// round thumbnail sides to even numbers, heif-enc makes 600x400 into 320x212), so it is
+    /// the same picture.
+    static func usesThumbnail(_ info: lc_heif_info, maxPixelSize: Int?) -> Bool {
+        guard let target = maxPixelSize, target > 0, info.thumbnail_width > 0, info.thumbnail_height > 0 else { return false }
+        let tw = Int(info.thumbnail_width), th = Int(info.thumbnail_height), w = Int(info.width), h = Int(info.height)
+        guard max(tw, th) >= target, max(tw, th) < max(w, h) else { return false }
+        return abs(tw * h - th * w) <= 2 * max(w, h)
+    }
+
+    private func withContainer<T>(_ raw: UnsafeRawBufferPointer, limits: DecodingLimits,
+                                  _ body: (OpaquePointer, ImageMetadata, lc_heif_info) throws -> T) throws -> T {
+        guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.heif, message: "empty data") }
+        var info = lc_heif_info()
+        var message = CMessage()
+        // No side can exceed the pixel limit (nor libheif's default of 32768); libheif refuses
+        // larger ones while parsing.
+        let maxSide = Int32(clamping: limits.maxPixelCount)
+        let created = message.withPointer { lc_heif_create(base.assumingMemoryBound(to: UInt8.self), raw.count, maxSide, &info, $0) }
+        guard let heif = created else { throw ImageCodecError.corrupt(.heif, message: message.text) }
+        defer { lc_heif_destroy(heif) }
+        let metadata = ImageMetadata(format: .heif, width: Int(info.width), height: Int(info.height))
+        return try body(heif, metadata, info)
+    }
+}
