@@ -138,9 +138,8 @@ final class ImageService: Sendable {
         // (network, decode or processing); the encoder's wait is added below.
         let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
         var waited = timings.total > working ? timings.total - working : .zero
-        let sourceFormat = response.container.metadata.format
-        let format = plan.format ?? (sourceFormat == .gif ? .png : sourceFormat)
         let decoded = response.bitmap
+        let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: decoded.hasTransparency)
         let quality = plan.options.quality ?? settings.defaultQuality
         let encodeQueued = ContinuousClock.now
         let (result, encodeStart) = try await encodingQueue.run(priority: LoadPriority(.medium)) {
@@ -156,7 +155,8 @@ final class ImageService: Sendable {
                 switch format {
                 case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
                 case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
-                default: encoded = try ImageEncoder().encode(bitmap, as: .png)
+                case .avif: encoded = try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
+                case .png, .gif, .heif, .jxl: encoded = try ImageEncoder().encode(bitmap, as: .png)
                 }
                 return (EncodedResult(data: encoded, format: format), encodeStart)
             }
@@ -194,6 +194,17 @@ final class ImageService: Sendable {
     }
 
     /// Whether an `Accept` header lists `type` (with a non-zero quality).
+    /// The format of a result whose URL names none: the source's, where the service writes it;
+    /// PNG for GIF (first frame); for HEIF and JPEG XL, which browsers mostly cannot show, JPEG,
+    /// or PNG when the image has transparency.
+    static func resultFormat(forSource source: ImageFormat, transparent: Bool) -> ImageFormat {
+        switch source {
+        case .jpeg, .png, .webp, .avif: source
+        case .gif: .png
+        case .heif, .jxl: transparent ? .png : .jpeg
+        }
+    }
+
     static func accepts(_ accept: String, _ type: String) -> Bool {
         accept.split(separator: ",").contains { item in
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

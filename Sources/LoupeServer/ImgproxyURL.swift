@@ -211,7 +211,8 @@ public struct ImgproxyURL: Sendable, Equatable {
         case "jpg", "jpeg": return .jpeg
         case "png": return .png
         case "webp": return .webp
-        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp)")
+        case "avif": return .avif
+        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif)")
         }
     }
 

@@ -67,7 +67,7 @@ import Testing
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/sm:0/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/rs:fit:10:10:0:1/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:-1/plain/http://a.com/x.jpg") }
-        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@avif") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@tiff") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:10") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/!!!notbase64") }
     }

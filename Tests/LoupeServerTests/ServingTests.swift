@@ -1,7 +1,7 @@
 import Foundation
 import LoupeCodecs
 import LoupeOrigin
-import LoupeServer
+@testable import LoupeServer
 import LoupeTestSupport
 import Testing
 
@@ -63,6 +63,32 @@ import Testing
                 #expect(png.header("Vary") == nil)
                 #expect(try Self.decode(png.body).metadata.format == .png)
             }
+        }
+    }
+
+    @Test func avifWhenTheURLNamesIt() async throws {
+        let photo = try TestImage.jpeg(width: 200, height: 100, seed: 4)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let avif = try await server.request(insecurePath("w:60/q:50", origin.url("/a.jpg").absoluteString, extension: "avif"))
+                #expect(avif.status == 200)
+                #expect(avif.header("Content-Type") == "image/avif")
+                let decoded = try Self.decode(avif.body)
+                #expect(decoded.metadata.format == .avif)
+                #expect((decoded.metadata.width, decoded.metadata.height) == (60, 30))
+            }
+        }
+    }
+
+    /// Without a format in the URL a result keeps its source's format where browsers show it;
+    /// HEIF and JPEG XL become JPEG (PNG with transparency), a GIF its first frame as PNG.
+    @Test func resultFormatOfASourceWithoutANamedFormat() {
+        let cases: [(ImageFormat, Bool, ImageFormat)] = [
+            (.jpeg, false, .jpeg), (.png, true, .png), (.webp, true, .webp), (.avif, false, .avif),
+            (.gif, false, .png), (.heif, false, .jpeg), (.heif, true, .png), (.jxl, false, .jpeg), (.jxl, true, .png),
+        ]
+        for (source, transparent, expected) in cases {
+            #expect(ImageService.resultFormat(forSource: source, transparent: transparent) == expected, "\(source)")
         }
     }
 
