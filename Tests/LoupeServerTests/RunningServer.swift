@@ -37,6 +37,11 @@ struct RunningServer: Sendable {
         }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        // Concurrency tests send 100 requests at once: each gets its own connection (the default
+        // 8 per host queue the rest, and under ThreadSanitizer the queue outlived the 10 s
+        // connect timeout, which AsyncHTTPClient also applies to waiting for a pooled connection).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 128
+        configuration.timeout.connect = .seconds(60)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let context = RunningServer(server: server, port: port, client: client)
         let result: Result<T, any Error>
