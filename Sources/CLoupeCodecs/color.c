@@ -14,6 +14,16 @@
 
 #include <lcms2.h>
 
+// The arithmetic lcms2 itself runs for an 8-bit RGB matrix/TRC profile to a matrix/TRC
+// output (its OptimizeMatrixShaper: first shaper to 1.14 fixed point, 3x3 matrix in 1.14,
+// clip, 16385-entry second shaper), without lcms2's per-pixel unpacking to 16-bit words,
+// function pointers and repacking, which cost it 10-20x this loop on 8-bit RGBA.
+typedef struct {
+    int32_t first[3][256];
+    int32_t matrix[3][3];
+    uint8_t second[3][16385];
+} lc_matrix_shaper;
+
 struct lc_color_transform {
     cmsContext context;
     cmsHTRANSFORM transform;
@@ -21,6 +31,8 @@ struct lc_color_transform {
     // Grey sources go through a 256-entry table (grey value -> sRGB triple), built once from
     // the transform: every grey pixel then costs a lookup and stays neutral.
     uint8_t grey_table[256 * 3];
+    // Set only when it gave lcms2's bytes for every probe colour (see use_matrix_shaper).
+    lc_matrix_shaper *matrix_shaper;
 };
 
 typedef struct {
@@ -111,6 +123,123 @@ int lc_color_profile_inspect(const uint8_t *icc, size_t size, int *space, int *s
     return LC_OK;
 }
 
+static int32_t to_fixed14(double v) { return (int32_t)floor(v * 16384.0 + 0.5); }
+
+static int clip14(int32_t v) { return v < 0 ? 0 : (v > 16384 ? 16384 : v); }
+
+static void matrix_shaper_apply(const lc_matrix_shaper *m, uint8_t *p, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++, p += 4) {
+        // 64-bit sums: a wide-gamut matrix (ProPhoto to sRGB reaches 2.0) times a curve value
+        // near 2.0, three times, leaves int32 (lcms2 sums in int32 and relies on inputs <= 1).
+        int64_t r = m->first[0][p[0]], g = m->first[1][p[1]], b = m->first[2][p[2]];
+        int32_t x = (int32_t)((m->matrix[0][0] * r + m->matrix[0][1] * g + m->matrix[0][2] * b + 0x2000) >> 14);
+        int32_t y = (int32_t)((m->matrix[1][0] * r + m->matrix[1][1] * g + m->matrix[1][2] * b + 0x2000) >> 14);
+        int32_t z = (int32_t)((m->matrix[2][0] * r + m->matrix[2][1] * g + m->matrix[2][2] * b + 0x2000) >> 14);
+        p[0] = m->second[0][clip14(x)];
+        p[1] = m->second[1][clip14(y)];
+        p[2] = m->second[2][clip14(z)];
+    }
+}
+
+// Fills the tables from the profiles' colorant and TRC tags the way lcms2 fills its own
+// (curves evaluated in float, the output curve sRGB's TRC reversed by cmsReverseToneCurve,
+// 8-bit output rounded through 16 bits). NULL when a tag is missing or the matrix is singular.
+static lc_matrix_shaper *matrix_shaper_make(cmsHPROFILE source, cmsHPROFILE srgb) {
+    static const cmsTagSignature colorants[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
+    static const cmsTagSignature curves[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    double from[3][3], to[3][3];
+    for (int c = 0; c < 3; c++) {
+        const cmsCIEXYZ *ours = (const cmsCIEXYZ *)cmsReadTag(source, colorants[c]);
+        const cmsCIEXYZ *theirs = (const cmsCIEXYZ *)cmsReadTag(srgb, colorants[c]);
+        if (!ours || !theirs) return NULL;
+        from[0][c] = ours->X; from[1][c] = ours->Y; from[2][c] = ours->Z;
+        to[0][c] = theirs->X; to[1][c] = theirs->Y; to[2][c] = theirs->Z;
+    }
+    // source RGB -> XYZ (D50) -> sRGB: inverse(to) x from.
+    double det = to[0][0] * (to[1][1] * to[2][2] - to[1][2] * to[2][1])
+                 - to[0][1] * (to[1][0] * to[2][2] - to[1][2] * to[2][0])
+                 + to[0][2] * (to[1][0] * to[2][1] - to[1][1] * to[2][0]);
+    if (fabs(det) < 1e-9) return NULL;
+    double inverse[3][3];
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            // Cofactor of (c, r), transposed.
+            int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+            inverse[r][c] = (to[r1][c1] * to[r2][c2] - to[r1][c2] * to[r2][c1]) / det;
+        }
+    }
+    lc_matrix_shaper *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) {
+            double v = 0;
+            for (int k = 0; k < 3; k++) v += inverse[r][k] * from[k][c];
+            // Far outside any real pair of RGB spaces; keeps the fixed-point sums in range.
+            if (!(fabs(v) < 64)) { free(m); return NULL; }
+            m->matrix[r][c] = to_fixed14(v);
+        }
+    }
+    for (int c = 0; c < 3; c++) {
+        const cmsToneCurve *curve = (const cmsToneCurve *)cmsReadTag(source, curves[c]);
+        const cmsToneCurve *output = (const cmsToneCurve *)cmsReadTag(srgb, curves[c]);
+        cmsToneCurve *reversed = output ? cmsReverseToneCurve(output) : NULL;
+        if (!curve || !reversed) { free(m); return NULL; }
+        for (int v = 0; v < 256; v++) {
+            cmsFloat32Number y = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(v / 255.0));
+            // Curves stay within 0..1; the bound only keeps a hostile one from overflowing.
+            m->first[c][v] = y < 2.0f ? (y > -2.0f ? to_fixed14(y) : -2 * 16384) : 2 * 16384;
+        }
+        for (int i = 0; i <= 16384; i++) {
+            cmsFloat32Number y = cmsEvalToneCurveFloat(reversed, (cmsFloat32Number)(i / 16384.0));
+            if (y < 0) y = 0;
+            if (y > 1) y = 1;
+            uint16_t word = (uint16_t)floor(y * 65535.0 + 0.5);
+            m->second[c][i] = (uint8_t)((word * 65281u + 8388608u) >> 24);
+        }
+        cmsFreeToneCurve(reversed);
+    }
+    return m;
+}
+
+// Keeps the fast path only if it reproduces lcms2's transform byte for byte on a probe set:
+// a 17-level cube and every value of each channel alone and of grey. lcms2 takes other routes
+// for some matrix/TRC profiles (a black point that black-point compensation moves, curves it
+// joins when the matrix is the identity); those show here and keep lcms2.
+static void use_matrix_shaper(lc_color_transform *self, cmsHPROFILE source, cmsHPROFILE srgb) {
+    if (self->pixels != LC_PIXELS_RGBA || !cmsIsMatrixShaper(source)
+        || cmsIsCLUT(source, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT)) return;
+    lc_matrix_shaper *m = matrix_shaper_make(source, srgb);
+    if (!m) return;
+    enum { cube = 17 * 17 * 17, probes = cube + 4 * 256 };
+    uint8_t *theirs = malloc(probes * 4), *ours = malloc(probes * 4);
+    if (!theirs || !ours) { free(theirs); free(ours); free(m); return; }
+    uint32_t n = 0;
+    for (int r = 0; r < 17; r++)
+        for (int g = 0; g < 17; g++)
+            for (int b = 0; b < 17; b++, n++) {
+                theirs[4 * n] = (uint8_t)(r * 255 / 16);
+                theirs[4 * n + 1] = (uint8_t)(g * 255 / 16);
+                theirs[4 * n + 2] = (uint8_t)(b * 255 / 16);
+                theirs[4 * n + 3] = (uint8_t)n;
+            }
+    for (int v = 0; v < 256; v++)
+        for (int k = 0; k < 4; k++, n++) {
+            theirs[4 * n] = (uint8_t)(k == 0 || k == 3 ? v : 0);
+            theirs[4 * n + 1] = (uint8_t)(k == 1 || k == 3 ? v : 0);
+            theirs[4 * n + 2] = (uint8_t)(k == 2 || k == 3 ? v : 0);
+            theirs[4 * n + 3] = (uint8_t)v;
+        }
+    memcpy(ours, theirs, probes * 4);
+    cmsDoTransform(self->transform, theirs, theirs, probes);
+    matrix_shaper_apply(m, ours, probes);
+    if (memcmp(ours, theirs, probes * 4) == 0) self->matrix_shaper = m;
+    else free(m);
+    free(theirs);
+    free(ours);
+}
+
+int lc_color_transform_is_matrix_shaper(const lc_color_transform *self) { return self->matrix_shaper != NULL; }
+
 static cmsUInt32Number input_format(int pixels) {
     switch (pixels) {
     case LC_PIXELS_GREY: return TYPE_GRAY_8;
@@ -147,6 +276,7 @@ static lc_color_transform *make_transform(cmsContext context, cmsHPROFILE source
         fail(message, "lcms2 could not build a transform from this ICC profile");
         goto failed;
     }
+    use_matrix_shaper(self, source, srgb);
     if (pixels == LC_PIXELS_GREY) {
         uint8_t ramp[256];
         for (int i = 0; i < 256; i++) ramp[i] = (uint8_t)i;
@@ -248,7 +378,8 @@ void lc_color_transform_apply(const lc_color_transform *self, uint8_t *pixels, s
             for (uint32_t x = 0; x < width; x++) row[4 * x + 3] = 255;
             break;
         default:
-            cmsDoTransform(self->transform, row, row, width);
+            if (self->matrix_shaper) matrix_shaper_apply(self->matrix_shaper, row, width);
+            else cmsDoTransform(self->transform, row, row, width);
             break;
         }
     }
@@ -258,6 +389,7 @@ void lc_color_transform_destroy(lc_color_transform *self) {
     if (!self) return;
     if (self->transform) cmsDeleteTransform(self->transform);
     if (self->context) cmsDeleteContext(self->context);
+    free(self->matrix_shaper);
     free(self);
 }
 

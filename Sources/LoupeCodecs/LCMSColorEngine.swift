@@ -109,6 +109,10 @@ final class LCMSConversion: PixelConversion, @unchecked Sendable {
 
     deinit { lc_color_transform_destroy(handle) }
 
+    /// Whether the conversion runs the matrix/TRC loop (proved equal to lcms2's bytes on a
+    /// probe set when it was built) instead of lcms2's own cmsDoTransform.
+    var isMatrixShaper: Bool { lc_color_transform_is_matrix_shaper(handle) != 0 }
+
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
         guard let base = pixels.baseAddress, pixels.count >= bytesPerRow * height else { return }
         lc_color_transform_apply(handle, base.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(width), UInt32(height))

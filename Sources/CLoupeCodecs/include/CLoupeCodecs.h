@@ -300,6 +300,9 @@ lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *ch
 /// Converts `height` rows of `width` pixels in place.
 void lc_color_transform_apply(const lc_color_transform *transform, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height);
 void lc_color_transform_destroy(lc_color_transform *transform);
+/// 1 when the transform runs its own matrix/TRC loop (checked against lcms2's bytes when it
+/// was built) rather than lcms2's cmsDoTransform.
+int lc_color_transform_is_matrix_shaper(const lc_color_transform *transform);
 /// lcms2's sRGB profile, serialized (for outputs that embed it). `*out` is freed with lc_free.
 int lc_srgb_profile(uint8_t **out, size_t *size, char *message);
 /// Converts raw CMYK to RGBA in place without a profile, as Pillow's convert("RGB") does:
