@@ -58,6 +58,18 @@ wait_port() {
   return 1
 }
 
+# Runs "$@" in the background without the file descriptors this script inherited beyond 0-2: a
+# daemon holding its starter's pipe keeps a caller that waits for EOF on it waiting forever.
+detached() {
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+    done
+    exec "$@"
+  ) &
+}
+
 instance_count() { cat "$dir/instances" 2>/dev/null || echo 0; }
 
 start_instance() {
@@ -65,8 +77,8 @@ start_instance() {
   mkdir -p "$folder/cache"
   alive "$folder/pid" && return 0
   # setsid: the instance outlives this script and the terminal that ran it.
-  setsid "$(loupe_binary)" serve --host 127.0.0.1 --port "$instance_port" --cache-dir "$folder/cache" \
-    </dev/null >>"$folder/log" 2>&1 &
+  detached setsid "$(loupe_binary)" serve --host 127.0.0.1 --port "$instance_port" --cache-dir "$folder/cache" \
+    </dev/null >>"$folder/log" 2>&1
   echo $! >"$folder/pid"
   if ! wait_port "$instance_port" "$!"; then
     echo "cluster: instance $i did not start on port $instance_port; its log:" >&2
@@ -119,7 +131,8 @@ start() {
     # shellcheck disable=SC2046
     "$nginx" $(nginx_args) -t -q
     # shellcheck disable=SC2046
-    "$nginx" $(nginx_args)
+    detached "$nginx" $(nginx_args) </dev/null >/dev/null 2>&1
+    wait "$!"
     wait_port "$port" "$(cat "$dir/nginx.pid")" || { echo "cluster: nginx did not start; $dir/logs/error.log:" >&2; tail -n 20 "$dir/logs/error.log" >&2; exit 1; }
   fi
   echo "nginx: http://$host:$port ($count instances, cache $dir/cache)"
