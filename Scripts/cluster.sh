@@ -17,6 +17,8 @@
 #                        (default 10g, 7d)
 #   LOUPE_CLUSTER_FAIL_TIMEOUT
 #                        how long nginx leaves out an instance after a failed connection (default 5s)
+#   LOUPE_CLUSTER_SERVE_ARGS
+#                        extra arguments of every `loupe serve`, e.g. --quiet (no access log)
 #   LOUPE_BIN            the loupe binary (default .build/release/loupe, then `loupe` on PATH)
 #   LOUPE_KEY, LOUPE_SALT and every other LOUPE_* setting of `loupe serve` (README) are passed to
 #   every instance as they are: one signing key and salt for the whole cluster. `status` signs its
@@ -77,7 +79,7 @@ start_instance() {
   mkdir -p "$folder/cache"
   alive "$folder/pid" && return 0
   # setsid: the instance outlives this script and the terminal that ran it.
-  detached setsid "$(loupe_binary)" serve --host 127.0.0.1 --port "$instance_port" --cache-dir "$folder/cache" \
+  detached setsid "$(loupe_binary)" serve --host 127.0.0.1 --port "$instance_port" --cache-dir "$folder/cache" ${LOUPE_CLUSTER_SERVE_ARGS:-} \
     </dev/null >>"$folder/log" 2>&1
   echo $! >"$folder/pid"
   if ! wait_port "$instance_port" "$!"; then
