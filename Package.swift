@@ -170,6 +170,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // `Scripts/cluster.sh` end to end: `loupe` instances (built beside the test bundle) behind
+        // a real nginx; a step of its own in Scripts/test.sh.
+        .testTarget(
+            name: "LoupeClusterTests",
+            dependencies: [
+                "LoupeCLI", "LoupeServer", "LoupeTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
         .testTarget(
             name: "LoupeCLITests",

@@ -34,35 +34,10 @@ if [ ! -x .venv-thumbor/bin/thumbor ]; then
   .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
 fi
 
-# ~2-megapixel JPEG photos, upscaled from the corpus's colour photographs.
-mkdir -p "$work/root" "$work/tmp"
-for name in astronaut chelsea coffee motorcycle_left rocket; do
-  source_file=$(ls Corpus/skimage/$name.* | head -1)
-  width=$(vipsheader -f width "$source_file")
-  height=$(vipsheader -f height "$source_file")
-  scale=$(awk -v w="$width" -v h="$height" 'BEGIN { printf "%.4f", sqrt(2000000 / (w * h)) }')
-  vips resize "$source_file" "$work/root/$name.jpg[Q=90]" "$scale"
-done
-photos=(astronaut chelsea coffee motorcycle_left rocket)
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 1 600); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; return 1; }
-
-# nginx: /p/<anything>/<name>.jpg is <name>.jpg, so every URL can be distinct.
-nginx_port=$(free_port)
-cat > "$work/nginx.conf" <<CONF
-daemon off; master_process off; worker_processes 1; pid $work/nginx.pid; error_log $work/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy;
-  fastcgi_temp_path $work/tmp/fastcgi; uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;
-  types { image/jpeg jpg; } keepalive_requests 1000000;
-  server { listen 127.0.0.1:$nginx_port; location ~ ^/p/.*/([a-z_]+\.jpg)$ { alias $work/root/\$1; } }
-}
-CONF
-/usr/sbin/nginx -p "$work" -c "$work/nginx.conf" & pids+=($!)
-wait_port "$nginx_port"
-origin="http://127.0.0.1:$nginx_port"
+# The sources: ~2-megapixel photos from nginx on loopback.
+source Scripts/bench-sources.sh
+bench_sources "$work"
+pids+=("$origin_pid")
 
 loupe_port=$(free_port)
 .build/release/loupe serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \
@@ -84,24 +59,6 @@ CONF
 thumbor_pid=$!
 wait_port "$loupe_port"
 wait_port "$thumbor_port"
-
-# wrk's request script: paths from a file, each thread taking its own share, so with a cold
-# list no URL is asked twice.
-cat > "$work/paths.lua" <<'LUA'
-local threads = {}
-function setup(thread) thread:set("id", #threads); table.insert(threads, thread) end
-function init(args)
-  paths = {}
-  for line in io.lines(args[1]) do paths[#paths + 1] = line end
-  n = id
-  step = tonumber(args[2])
-end
-function request()
-  local path = paths[(n % #paths) + 1]
-  n = n + step
-  return wrk.format("GET", path)
-end
-LUA
 
 # URL lists. $1: name, $2: count, $3: "cold" (all distinct) or "warm" (16 repeated).
 paths() {
@@ -130,7 +87,7 @@ run() {
   fi
   local before after out
   before=$(cpu_ticks "$pid")
-  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s "$work/paths.lua" "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
+  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s Scripts/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
   after=$(cpu_ticks "$pid")
   echo "$out" > "$work/$run_id.wrk"
   local requests rps p50 p99 non2xx
@@ -160,7 +117,7 @@ thumbor_rss=$(peak_rss "$thumbor_pid")
 # RSS afterwards covers the whole run (the kernel's high-water mark).
 echo "== memory: 64 connections, distinct sources, ${duration} s" >&2
 paths loupe 20000 cold "loupe-memory-$RANDOM$RANDOM" > "$work/memory.txt"
-memory_out=$(wrk -t 2 -c 64 -d "${duration}s" --timeout 30s -s "$work/paths.lua" "http://127.0.0.1:$loupe_port" -- "$work/memory.txt" 2 2>&1)
+memory_out=$(wrk -t 2 -c 64 -d "${duration}s" --timeout 30s -s Scripts/wrk-paths.lua "http://127.0.0.1:$loupe_port" -- "$work/memory.txt" 2 2>&1)
 echo "$memory_out" > "$work/memory.wrk"
 memory_requests=$(echo "$memory_out" | awk '/requests in/ { print $1 }')
 memory_non2xx=$(echo "$memory_out" | awk '/Non-2xx/ { print $NF }')

@@ -21,7 +21,7 @@ echo "== build"
 swift build --build-tests
 
 echo "== tests"
-swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests
+swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
 
 # Apart, because minutes of CPU-bound reference comparisons (Python colorthief, Pillow) beside
 # them slow the two-thread cooperative pool enough to time out the concurrency tests' waits.
@@ -38,6 +38,12 @@ swift test --skip-build --disable-xctest --filter ScrollSimulationTests
 echo "== image service tests (loupe serve over real HTTP)"
 swift test --skip-build --disable-xctest --filter LoupeServerTests
 
+# Apart, because they start whole clusters with Scripts/cluster.sh (two `loupe serve` processes
+# behind nginx) and put 2,000 requests through each; bounded, since a hung child must not hold CI
+# for its 90 minutes (~1.5 min here).
+echo "== cluster tests (Scripts/cluster.sh: loupe serve instances behind nginx)"
+timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
+
 echo "== tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
@@ -52,7 +58,7 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 echo "== tests in a release build"
 swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-release-tests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
-  --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests
+  --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
 
 echo "== the README's commands"

@@ -1,0 +1,128 @@
+import Foundation
+import LoupeTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A cluster run by the shipped `Scripts/cluster.sh` in a temporary folder: the real `loupe`
+/// binary of this build (beside the test bundle) as its instances, the real nginx in front, all
+/// on loopback ports of its own.
+struct ClusterScript: Sendable {
+    /// The cluster's folder (`LOUPE_CLUSTER_DIR`).
+    let folder: URL
+    /// nginx's port; instance `i` listens on `port + i`.
+    let port: Int
+    /// The signing key and salt (hex) every instance gets.
+    let key: String, salt: String
+
+    /// How long nginx leaves a failed instance out: short, so a restarted one is tried again soon.
+    static let failTimeout = Duration.seconds(1)
+
+    init(instances: Int, key: String = "736563726574", salt: String = "68656c6c6f") throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cluster-\(UUID().uuidString)")
+        port = try freeLoopbackPorts(count: instances + 1)
+        self.key = key
+        self.salt = salt
+    }
+
+    /// `Scripts/cluster.sh arguments…` with the cluster's settings and `overrides` in its
+    /// environment; output and status, after at most `timeout`.
+    func run(_ arguments: [String], overrides: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOUPE_CLUSTER_DIR"] = folder.path
+        environment["LOUPE_CLUSTER_PORT"] = String(port)
+        environment["LOUPE_CLUSTER_FAIL_TIMEOUT"] = "\(Self.failTimeout.components.seconds)s"
+        environment["LOUPE_BIN"] = Self.loupeBinary.path
+        environment["LOUPE_KEY"] = key
+        environment["LOUPE_SALT"] = salt
+        // The sources are on loopback (nginx), which the SSRF guard refuses otherwise.
+        environment["LOUPE_PERMIT_ADDRESSES"] = "127.0.0.1"
+        environment.merge(overrides) { $1 }
+        let command = [Self.script.path] + arguments
+        let settings = environment
+        return try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = command
+            process.environment = settings
+            // A file, not a pipe: nothing blocks however much the script writes.
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cluster-run-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw FixtureError("cannot create \(log.path)") }
+            defer { try? FileManager.default.removeItem(at: log) }
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            try? handle.close()
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw FixtureError("cluster.sh \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+            }
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: try Data(contentsOf: log), as: UTF8.self))
+        }
+    }
+
+    /// `start N`, failing the caller unless it succeeds.
+    func start(_ instances: Int, overrides: [String: String] = [:]) async throws {
+        let (status, output) = try await run(["start", String(instances)], overrides: overrides)
+        guard status == 0 else { throw FixtureError("cluster.sh start \(instances) exited \(status): \(output)") }
+    }
+
+    /// `stop`, then SIGKILL for anything still running, and the folder removed.
+    func stop() async {
+        _ = try? await run(["stop"], timeout: .seconds(60))
+        for pidFile in ["nginx.pid", "instance-1/pid", "instance-2/pid", "instance-3/pid"] {
+            if let pid = pid(pidFile) { kill(pid, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The process id of instance `i`, from the script's pid file.
+    func instancePID(_ i: Int) -> pid_t? { pid("instance-\(i)/pid") }
+
+    /// Instance `i`'s port.
+    func instancePort(_ i: Int) -> Int { port + i }
+
+    private func pid(_ file: String) -> pid_t? {
+        (try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let script = repository.appendingPathComponent("Scripts/cluster.sh")
+
+    /// `loupe` sits beside the test bundle in the build products directory.
+    static var loupeBinary: URL {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return testBinary.deletingLastPathComponent().appendingPathComponent("loupe")
+    }
+}
+
+/// The first of `count` consecutive loopback ports that nothing listens on right now (the
+/// script puts nginx on the first, instance i on first + i).
+func freeLoopbackPorts(count: Int) throws -> Int {
+    for _ in 0..<100 {
+        let first = try freeLoopbackPort()
+        if first + count <= 65_535, (1..<count).allSatisfy({ canBind(port: first + $0) }) { return first }
+    }
+    throw FixtureError("no \(count) consecutive free loopback ports in 100 tries")
+}
+
+private func canBind(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}
