@@ -21,12 +21,16 @@ echo "== build"
 swift build --build-tests
 
 echo "== tests"
-swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
+swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip LoupeCodecsTests \
+  --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
 
-# Apart, because minutes of CPU-bound reference comparisons (Python colorthief, Pillow) beside
-# them slow the two-thread cooperative pool enough to time out the concurrency tests' waits.
+# Apart, because minutes of CPU-bound reference comparisons (Python colorthief, Pillow) and
+# synchronous decoding beside them hold the two-thread cooperative pool long enough to time out
+# the concurrency tests' 30 s waits (seen on a loaded machine: a dozen of them at once).
 echo "== processing tests (reference comparisons)"
 swift test --skip-build --disable-xctest --filter LoupeProcessingTests
+echo "== codec tests (corpus, reference comparisons, all 16.7M colours through lcms2)"
+swift test --skip-build --disable-xctest --filter LoupeCodecsTests
 
 # Apart, because they measure what a user sees while scrolling (images ready in time), which
 # depends on the machine not being busy with two hundred other tests.
@@ -47,8 +51,12 @@ timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
 echo "== tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests|LoupeServerTests' \
+  swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests' \
   --skip ScrollSimulationTests
+# The service apart here too: under ThreadSanitizer its 100-request bursts are slow enough to
+# share timeouts badly with the suites above.
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
 
 # Apps ship optimised builds, and Swift 6.3.1's optimiser has miscompiled Loupe once where debug
 # builds were right (README, "Known toolchain issues"), so every test runs again at -O (the
@@ -58,7 +66,8 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 echo "== tests in a release build"
 swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-release-tests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
-  --skip LoupeProcessingTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
+  --skip LoupeProcessingTests --skip LoupeCodecsTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
+swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeCodecsTests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
 
 echo "== the README's commands"
