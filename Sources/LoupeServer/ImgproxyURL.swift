@@ -68,6 +68,18 @@ public struct ImgproxyURL: Sendable, Equatable {
         self.options = options
     }
 
+    /// Options alone, as a URL's options segments (`rs:fill:300:300/g:ce`; empty: the
+    /// defaults), for callers that name the source apart (a `POST /batch` item).
+    public static func options(_ text: String) throws(ServiceError) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        var seen = Set<String>()
+        for segment in text.split(separator: "/") {
+            guard segment.contains(":") else { throw .badOption("'\(segment)' is not an option (name:arguments)") }
+            try apply(option: String(segment), to: &options, seen: &seen)
+        }
+        return options
+    }
+
     /// The options' names and aliases, by their canonical name.
     static let aliases: [String: String] = [
         "resize": "resize", "rs": "resize", "size": "size", "s": "size",

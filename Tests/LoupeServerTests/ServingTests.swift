@@ -44,6 +44,33 @@ import Testing
         }
     }
 
+    /// The ETag is a digest of the result's bytes, so it holds across instances and restarts
+    /// (each makes the same bytes from the same source and options, nothing shared between
+    /// them): a browser or CDN revalidating through a load balancer at another instance gets a
+    /// 304. A changed source makes different bytes, so a different ETag.
+    @Test func etagHoldsAcrossInstancesAndChangesWithTheSource() async throws {
+        let photos = [try TestImage.jpeg(width: 160, height: 120, seed: 21), try TestImage.jpeg(width: 160, height: 120, seed: 22)]
+        let version = Counter()
+        try await OriginServer.run(handler: { _ in .ok(photos[min(version.count, 1)]) }) { origin in
+            let path = insecurePath("rs:fit:80:80", origin.url("/e.jpg").absoluteString, extension: "jpg")
+            let first = try await RunningServer.with(testSettings()) { server in
+                try #require(try await server.request(path).header("ETag"))
+            }
+            try await RunningServer.with(testSettings()) { server in
+                let revalidated = try await server.request(path, headers: [("If-None-Match", first)])
+                #expect(revalidated.status == 304)
+                #expect(revalidated.header("ETag") == first)
+            }
+            version.increment()
+            try await RunningServer.with(testSettings()) { server in
+                let changed = try await server.request(path, headers: [("If-None-Match", first)])
+                #expect(changed.status == 200)
+                #expect(changed.header("ETag") != nil && changed.header("ETag") != first)
+            }
+            #expect(origin.requestCount(for: "/e.jpg") == 3)
+        }
+    }
+
     @Test func formatFromAcceptWhenTheURLNamesNone() async throws {
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 2)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
