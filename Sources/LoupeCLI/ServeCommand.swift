@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
     @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
     @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
-    @Option(help: "Memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 64).")
+    @Option(help: "Memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32).")
     var resultMemoryLimit: String?
     @Option(help: "Largest source in MB (default 50).") var maxSourceSize: String?
     @Option(help: "Largest source in megapixels, checked from its header (default 50).") var maxSourcePixels: String?

@@ -205,7 +205,10 @@ public struct ImgproxyURL: Sendable, Equatable {
     ]
 
     private static func gravity(_ args: [String], name: String) throws(ServiceError) -> Gravity {
-        if args[0] == "sm" { throw .badOption("smart gravity (g:sm) is not supported yet") }
+        if args[0] == "sm" {
+            guard args.count == 1 else { throw .badOption("smart gravity (g:sm) takes no offsets") }
+            return .smart
+        }
         if args[0] == "fp" { throw .badOption("focus-point gravity (g:fp) is not supported") }
         guard let anchor = anchors[args[0]] else { throw .badOption("gravity '\(args[0])' is not one of ce, no, so, ea, we, noea, nowe, soea, sowe") }
         var offsets = [0.0, 0.0]

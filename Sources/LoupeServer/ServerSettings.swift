@@ -25,8 +25,9 @@ public struct ServerSettings: Sendable {
     public var memoryLimit = 32 << 20
     /// Memory limit in bytes of encoded results kept in front of the disk result cache (0:
     /// none). A repeated URL is then answered from memory, without a file read; results are
-    /// small (a 512 px JPEG is tens of KB), so the default holds a few thousand.
-    public var resultMemoryLimit = 64 << 20
+    /// small (a 512 px JPEG is tens of KB), so the default holds several hundred. 64 MB took
+    /// the peak RSS at 64 connections in Scripts/bench-serve.sh from 152–161 MB to 244–290 MB.
+    public var resultMemoryLimit = 32 << 20
     /// Largest source accepted, in bytes.
     public var maximumSourceBytes = 50 << 20
     /// Largest source accepted, in pixels (checked from the header, before decoding).
@@ -78,7 +79,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
         Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
         Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
-        Setting(flag: "result-memory-limit", help: "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 64)"),
+        Setting(flag: "result-memory-limit", help: "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32)"),
         Setting(flag: "max-source-size", help: "largest source in MB (default 50)"),
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),

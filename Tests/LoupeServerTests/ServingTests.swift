@@ -159,6 +159,33 @@ import Testing
         }
     }
 
+    /// `g:sm` over HTTP: grey with one detailed patch near the right edge; the smart cut keeps
+    /// all of the patch's pixels, where the centre cut keeps none.
+    @Test func smartGravityKeepsTheDetail() async throws {
+        var pixels = [UInt8]()
+        for y in 0..<100 {
+            for x in 0..<300 {
+                let inside = (220..<280).contains(x) && (20..<80).contains(y)
+                let value: UInt8 = inside ? ((x / 2 + y / 2) % 2 == 0 ? 0 : 255) : 128
+                pixels += [value, value, value, 255]
+            }
+        }
+        let png = try ImageEncoder().encode(try Bitmap(width: 300, height: 100, pixels: pixels), as: .png)
+        func patchPixels(_ bitmap: Bitmap) -> Int {
+            (0..<bitmap.height).reduce(0) { sum, y in sum + (0..<bitmap.width).filter { bitmap.pixel(x: $0, y: y).r != 128 }.count }
+        }
+        try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/patch.png").absoluteString
+                let smart = try await server.request(insecurePath("rs:fill:100:100/g:sm", source, extension: "png"))
+                let centre = try await server.request(insecurePath("rs:fill:100:100/g:ce", source, extension: "png"))
+                #expect(smart.status == 200 && centre.status == 200)
+                #expect(patchPixels(try Self.decode(smart.body).bitmap) == 3600)
+                #expect(patchPixels(try Self.decode(centre.body).bitmap) == 0)
+            }
+        }
+    }
+
     @Test func backgroundFlattensTransparency() async throws {
         let clear = try ImageEncoder().encode(try Bitmap(width: 4, height: 4, pixels: [UInt8](repeating: 0, count: 64)), as: .png)
         try await OriginServer.run(handler: { _ in .ok(clear, contentType: "image/png") }) { origin in
