@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting can also be given as an environment variable: LOUPE_ and the flag in capitals \
             with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
-            SIGTERM or SIGINT drains: requests in flight finish, then the server exits 0.
+            SIGTERM or SIGINT drains: /health answers 503 at once, requests are still accepted for \
+            --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0.
             """)
 
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
@@ -26,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
     @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
     @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
+    @Option(help: "Memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32).")
+    var resultMemoryLimit: String?
     @Option(help: "Largest source in MB (default 50).") var maxSourceSize: String?
     @Option(help: "Largest source in megapixels, checked from its header (default 50).") var maxSourcePixels: String?
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
@@ -33,6 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
     @Option(help: "Seconds for one source download (default 10).") var downloadTimeout: String?
     @Option(help: "Seconds for one request (default 30).") var requestTimeout: String?
+    @Option(help: "Seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0).") var drainDelay: String?
     @Option(help: "Cache-Control max-age of results in seconds (default 31536000).") var ttl: String?
     @Option(help: "JPEG and WebP quality when the URL gives none (default 80).") var quality: String?
     @Flag(help: "Let sources resolve to private, loopback and link-local addresses.") var allowPrivateNetworks = false
@@ -46,10 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
         var flags: [String: String] = [:]
         let given: [(String, String?)] = [
             ("host", host), ("port", port), ("key", key), ("salt", salt), ("allowed-sources", allowedSources),
-            ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit),
+            ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
             ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
             ("max-result-dimension", maxResultDimension), ("workers", workers), ("queue", queue),
-            ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("ttl", ttl),
+            ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
             ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
         ]
         for case let (name, value?) in given { flags[name] = value }

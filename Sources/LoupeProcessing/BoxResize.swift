@@ -56,7 +56,14 @@ public struct BoxResize: ImageProcessing {
             throw .invalidSize(width: width, height: height)
         }
         guard width > 0 || height > 0 else { return bitmap }
-        let plan = self.plan(sourceWidth: bitmap.width, sourceHeight: bitmap.height)
+        var plan = self.plan(sourceWidth: bitmap.width, sourceHeight: bitmap.height)
+        if gravity.anchor == .smart {
+            // The cut's size is the plan's; only where it sits depends on the pixels.
+            let atScaleOne = Double(plan.width) == plan.region.width && Double(plan.height) == plan.region.height
+            let origin = SmartCrop.origin(in: bitmap, cutWidth: plan.region.width, cutHeight: plan.region.height)
+            plan.region.x = atScaleOne ? origin.x.rounded(.down) : origin.x
+            plan.region.y = atScaleOne ? origin.y.rounded(.down) : origin.y
+        }
         guard !plan.width.multipliedReportingOverflow(by: plan.height).overflow,
               plan.width * plan.height <= Resize.maxPixelCount else {
             throw .invalidSize(width: plan.width, height: plan.height)

@@ -1,9 +1,10 @@
 /// Where a crop is anchored when an image is cut to a box (imgproxy's and thumbor's
 /// "gravity"): the centre or a compass point, moved by an offset in output pixels.
 public struct Gravity: Sendable, Hashable {
-    /// The side or corner the cut keeps.
+    /// The side or corner the cut keeps, or `smart`: the region with the most detail
+    /// (``BoxResize`` finds it in the image; offsets do not apply to it).
     public enum Anchor: String, Sendable, Hashable, CaseIterable {
-        case center, north, south, east, west, northEast, northWest, southEast, southWest
+        case center, north, south, east, west, northEast, northWest, southEast, southWest, smart
     }
 
     /// The anchor.
@@ -24,6 +25,9 @@ public struct Gravity: Sendable, Hashable {
 
     /// The centre, no offset: a symmetric cut.
     public static let center = Gravity(.center)
+
+    /// The region with the most detail (imgproxy's `g:sm`).
+    public static let smart = Gravity(.smart)
 
     /// The left (`horizontal`) or top edge of a `cut`-long window inside `length`, in source
     /// units, with the offset given in the same units; always inside `0...length - cut`.

@@ -6,36 +6,58 @@ import Loupe
 /// input order, each written as soon as it and every earlier one are done, failures in place
 /// (seed 004's feed post-processing as one call).
 ///
-/// The body is `[{"source": "https://..."}, ...]` (or plain strings), at most
-/// ``maximumItems`` items. It is authorised by `Authorization: Bearer <batch token>` or by
-/// `X-Signature: <imgproxy-style signature of the body>` under a configured key pair; a server
-/// with neither configured accepts it only when it serves unsigned URLs.
+/// The body is `[{"source": "https://...", "options": "rs:fill:300:300/g:ce"}, ...]` (or plain
+/// source strings), at most ``maximumItems`` items. An item's `options` are imgproxy processing
+/// options, parsed and limited exactly as a URL's: the line's colours and placeholders then
+/// describe the processed result (the crop a client shows), as `/info` with options does. An
+/// item that is wrong (unknown field, bad options, forbidden source) is a failure line in its
+/// place; only a body that is not a list, or too long, fails the batch. It is authorised by
+/// `Authorization: Bearer <batch token>` or by `X-Signature: <imgproxy-style signature of the
+/// body>` under a configured key pair; a server with neither configured accepts it only when it
+/// serves unsigned URLs.
 struct BatchRequest: Sendable {
     static let maximumItems = 1_000
     static let maximumBodyBytes = 1 << 20
 
-    let sources: [String]
+    /// One item of the list, as given; checked when it runs, so its problems fail it alone.
+    struct Item: Sendable {
+        /// The source URL (`nil` when the item names none).
+        var source: String?
+        /// The options string, when the item has one.
+        var options: String?
+        /// What is wrong with the item's shape, found while parsing the body.
+        var problem: ServiceError?
+    }
+
+    let items: [Item]
 
     /// Parses the body.
     init(body: Data) throws(ServiceError) {
         guard let list = try? JSONSerialization.jsonObject(with: body) as? [Any] else {
-            throw .badURL("the batch body must be a JSON list of {\"source\": URL} objects")
+            throw .badURL("the batch body must be a JSON list of {\"source\": URL, \"options\": string} objects")
         }
         guard list.count <= Self.maximumItems else { throw .badURL("a batch holds at most \(Self.maximumItems) items") }
-        var sources: [String] = []
-        for (index, item) in list.enumerated() {
-            if let text = item as? String {
-                sources.append(text)
-            } else if let object = item as? [String: Any], let source = object["source"] as? String {
-                if let unknown = object.keys.sorted().first(where: { $0 != "source" }) {
-                    throw .badOption("batch item \(index) has the field '\(unknown)'; only 'source' is supported")
-                }
-                sources.append(source)
+        items = list.map(Self.item)
+    }
+
+    private static func item(_ value: Any) -> Item {
+        if let text = value as? String { return Item(source: text) }
+        guard let object = value as? [String: Any] else {
+            return Item(problem: .badURL("a batch item is a source URL or {\"source\": URL, \"options\": string}"))
+        }
+        var item = Item(source: object["source"] as? String)
+        if item.source == nil {
+            item.problem = .badURL("the batch item has no 'source' string")
+        } else if let unknown = object.keys.sorted().first(where: { $0 != "source" && $0 != "options" }) {
+            item.problem = .badOption("the batch item has the field '\(unknown)'; only 'source' and 'options' are supported")
+        } else if let options = object["options"] {
+            if let text = options as? String {
+                item.options = text
             } else {
-                throw .badURL("batch item \(index) is not a source URL or {\"source\": URL}")
+                item.problem = .badOption("the batch item's 'options' must be a string such as \"rs:fill:300:300/g:ce\"")
             }
         }
-        self.sources = sources
+        return item
     }
 
     /// Checks the request's credentials against the server's settings.
@@ -60,13 +82,13 @@ struct BatchRequest: Sendable {
 
 extension ImageService {
     /// The batch's lines, in input order, each as soon as it and every earlier one are done.
-    func batchLines(_ batch: BatchRequest) -> AsyncThrowingMapSequence<OrderedBatch<String, Data>.Results, Data> {
-        let batchJob = OrderedBatch(batch.sources, maximumConcurrency: max(2, settings.workers * 2)) { [self] source in
-            let url = try settings.sources.check(source)
-            return try await info(for: url)
+    func batchLines(_ batch: BatchRequest) -> AsyncThrowingMapSequence<OrderedBatch<BatchRequest.Item, Data>.Results, Data> {
+        let batchJob = OrderedBatch(batch.items, maximumConcurrency: max(2, settings.workers * 2)) { [self] item in
+            try await info(for: item)
         }
         return batchJob.results().map { item -> Data in
-            var object: [String: Any] = ["index": item.index, "source": item.input]
+            var object: [String: Any] = ["index": item.index, "source": item.input.source ?? NSNull()]
+            if let options = item.input.options { object["options"] = options }
             switch item.result {
             case .success(let info):
                 object["ok"] = true
@@ -81,5 +103,15 @@ extension ImageService {
             line.append(0x0A)
             return line
         }
+    }
+
+    /// One item's `/info` object: its options through the same parser and limits as a URL's.
+    private func info(for item: BatchRequest.Item) async throws -> Data {
+        if let problem = item.problem { throw problem }
+        guard let source = item.source else { throw ServiceError.badURL("the batch item has no 'source' string") }
+        var options = try ImgproxyURL.options(item.options ?? "")
+        try check(&options)
+        let url = try settings.sources.check(source)
+        return try await info(for: url, options: options)
     }
 }

@@ -6,9 +6,12 @@ import NIOCore
 import ServiceLifecycle
 
 /// `loupe serve`: the image service over HTTP (Hummingbird), started and stopped by
-/// swift-service-lifecycle. SIGTERM or SIGINT (or ``shutDown()``) starts a graceful shutdown:
-/// `/health` answers 503, no new connection is accepted, requests in flight finish within the
-/// grace period, then ``run(onStarted:)`` returns.
+/// swift-service-lifecycle. SIGTERM or SIGINT (or ``shutDown()``) starts a graceful shutdown in
+/// two phases: first `/health` answers 503 while requests are still accepted for
+/// ``ServerSettings/drainDelay`` (a load balancer's health checks take the instance out of
+/// rotation meanwhile, and responses say `Connection: close` so kept-alive connections move
+/// elsewhere); then no new connection is accepted, requests in flight finish within the grace
+/// period, and ``run(onStarted:)`` returns.
 public final class ImageServer: Sendable {
     /// What it was started with.
     public let settings: ServerSettings
@@ -29,8 +32,9 @@ public final class ImageServer: Sendable {
         service = try ImageService(settings: settings, metrics: ServerMetrics(), logger: logger)
     }
 
-    /// How long requests in flight may take to finish after a shutdown starts.
-    public var gracePeriod: Duration { settings.requestTimeout + .seconds(1) }
+    /// How long a shutdown may take from its start: the drain delay, then the time requests in
+    /// flight may take to finish.
+    public var gracePeriod: Duration { settings.drainDelay + settings.requestTimeout + .seconds(1) }
 
     /// Serves until a shutdown signal (or ``shutDown()``) and the drain after it; calls
     /// `onStarted` with the bound port once listening.
@@ -44,7 +48,7 @@ public final class ImageServer: Sendable {
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) },
             logger: logger)
         var configuration = ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: DrainMonitor(state: state))],
+            services: [.init(service: app), .init(service: DrainMonitor(state: state, delay: settings.drainDelay, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod
         let serviceGroup = ServiceGroup(configuration: configuration)
@@ -70,13 +74,21 @@ public final class ImageServer: Sendable {
     }
 }
 
-/// Marks the server as draining as soon as a graceful shutdown starts. Listed after the HTTP
-/// server, so the service group signals it first (it shuts services down in reverse order).
+/// The drain phase: marks the server as draining as soon as a graceful shutdown starts, then
+/// waits the drain delay before returning. Listed after the HTTP server, so the service group
+/// signals it first and signals the HTTP server (which then stops accepting) only once this
+/// returns: the group shuts services down one at a time, in reverse order.
 private struct DrainMonitor: Service {
     let state: ServerState
+    let delay: Duration
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
         state.startDraining()
+        guard delay > .zero else { return }
+        logger.info("draining: /health answers 503; accepting requests for \(delay) more")
+        // Cancelled only when the whole group is (its shutdown took longer than the grace period).
+        try? await Task.sleep(for: delay)
     }
 }

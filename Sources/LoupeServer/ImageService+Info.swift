@@ -7,17 +7,26 @@ extension ImageService {
     /// `/info`'s JSON for the source at `url`: the fields of `loupe fetch --json` (format, size
     /// as displayed, frames, bytes) with its colours and placeholders, computed from a decode
     /// shrunk to 256 px (the `--fast-colors` pixels).
-    func info(for url: URL) async throws -> Data {
-        let request = ImageRequest(url: url, thumbnail: 256)
+    ///
+    /// When `options` resize, blur or flatten, the colours and placeholders are those of the
+    /// processed result — what a client shows, a poster's crop rather than the whole poster —
+    /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
+    func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
+        let box = options.scaledBox
+        let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
+        let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
         let container = response.container
         let metadata = container.metadata
         let turned = metadata.orientation.swapsDimensions
-        let bitmap = container.bitmap
-        let isShrunk = bitmap.width * bitmap.height < metadata.width * metadata.height
+        let result = response.bitmap
         let derived = try await runOffCooperativePool { () throws -> Derived in
+            // A processed result's colours from at most 256 px a side, as a source alone's
+            // come from its 256 px decode: a large result costs no more to describe.
+            let bitmap = processes && max(result.width, result.height) > 256 ? try Resize(maxPixelSize: 256).process(result) : result
+            let isShrunk = bitmap.width * bitmap.height < metadata.width * metadata.height
             var derived = Derived()
             do throws(ColorExtractionError) {
                 let dominant = try bitmap.dominantColor(quality: isShrunk ? 1 : 10)
@@ -42,6 +51,10 @@ extension ImageService {
         object["height"] = turned ? metadata.width : metadata.height
         object["frames"] = metadata.frameCount
         object["bytes"] = bytes
+        if processes {
+            object["resultWidth"] = result.width
+            object["resultHeight"] = result.height
+        }
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 }

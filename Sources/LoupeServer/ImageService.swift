@@ -19,7 +19,7 @@ final class ImageService: Sendable {
     let signer: URLSigner
     let gate: AdmissionGate
     let metrics: ServerMetrics
-    private let results: ResultCache?
+    private let results: ResultCache
     private let encodings: SingleFlightLoader<ResultJob, EncodedResult>
     private let encodingQueue: WorkQueue
 
@@ -31,14 +31,14 @@ final class ImageService: Sendable {
                                       totalTimeout: settings.downloadTimeout),
             addressPolicy: settings.addressPolicy)
         var sourceCache: DiskCache?
+        var resultDisk: DiskCache?
         if let folder = settings.cacheDirectory {
             sourceCache = try DiskCache(directory: folder.appendingPathComponent("sources"),
                                         configuration: .init(sizeLimit: settings.diskLimit))
-            results = ResultCache(cache: try DiskCache(directory: folder.appendingPathComponent("results"),
-                                                       configuration: .init(sizeLimit: settings.diskLimit)))
-        } else {
-            results = nil
+            resultDisk = try DiskCache(directory: folder.appendingPathComponent("results"),
+                                       configuration: .init(sizeLimit: settings.diskLimit))
         }
+        results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk)
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
                                                       maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
@@ -81,13 +81,8 @@ final class ImageService: Sendable {
         let parsed = try ImgproxyURL(path: path)
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         var options = parsed.options
-        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        try check(&options, now: now)
         let url = try settings.sources.check(parsed.source)
-        let box = options.scaledBox
-        guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
-            throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
-        }
-        if options.quality == nil { options.quality = settings.defaultQuality }
         var format = options.format
         let negotiated = format == nil
         if negotiated, let accept, Self.accepts(accept, "image/webp") { format = .webp }
@@ -95,6 +90,17 @@ final class ImageService: Sendable {
         let resultKey = Self.digest("\(parsed.source)\n\(options.resultKey);f=\(formatDecision)")
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
                     request: Self.imageRequest(url: url, options: options, format: format))
+    }
+
+    /// Checks parsed options against the server's limits and the clock (expiry), and fills in
+    /// the server's defaults: the same for a URL's options and a batch item's.
+    func check(_ options: inout ProcessingOptions, now: Date = Date()) throws(ServiceError) {
+        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        let box = options.scaledBox
+        guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
+            throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
+        }
+        if options.quality == nil { options.quality = settings.defaultQuality }
     }
 
     /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
@@ -112,16 +118,18 @@ final class ImageService: Sendable {
 
     /// The result for `plan`, from the result cache or made (coalesced with identical ones).
     func result(for plan: Plan) async throws -> (result: EncodedResult, cached: Bool) {
-        if let cached = results?.result(forKey: plan.resultKey) {
+        if let cached = results.result(forKey: plan.resultKey) {
             metrics.resultCacheHits.increment()
             return (cached, true)
         }
         return (try await encodings.value(for: ResultJob(plan: plan)), false)
     }
 
-    /// A cached result if there is one (for a conditional request answered without work).
+    /// A cached result if there is one (answered without admission or work).
     func cachedResult(for plan: Plan) -> EncodedResult? {
-        results?.result(forKey: plan.resultKey)
+        guard let cached = results.result(forKey: plan.resultKey) else { return nil }
+        metrics.resultCacheHits.increment()
+        return cached
     }
 
     /// Makes the result: pipeline, then the encoder off the cooperative pool.
@@ -164,7 +172,7 @@ final class ImageService: Sendable {
         metrics.record(stage: "encode", since: encodeStart)
         waited += encodeQueued.duration(to: encodeStart)
         metrics.stageDuration("queue", waited)
-        results?.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
+        results.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
         return result
     }
 

@@ -68,6 +68,18 @@ public struct ImgproxyURL: Sendable, Equatable {
         self.options = options
     }
 
+    /// Options alone, as a URL's options segments (`rs:fill:300:300/g:ce`; empty: the
+    /// defaults), for callers that name the source apart (a `POST /batch` item).
+    public static func options(_ text: String) throws(ServiceError) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        var seen = Set<String>()
+        for segment in text.split(separator: "/") {
+            guard segment.contains(":") else { throw .badOption("'\(segment)' is not an option (name:arguments)") }
+            try apply(option: String(segment), to: &options, seen: &seen)
+        }
+        return options
+    }
+
     /// The options' names and aliases, by their canonical name.
     static let aliases: [String: String] = [
         "resize": "resize", "rs": "resize", "size": "size", "s": "size",
@@ -193,7 +205,10 @@ public struct ImgproxyURL: Sendable, Equatable {
     ]
 
     private static func gravity(_ args: [String], name: String) throws(ServiceError) -> Gravity {
-        if args[0] == "sm" { throw .badOption("smart gravity (g:sm) is not supported yet") }
+        if args[0] == "sm" {
+            guard args.count == 1 else { throw .badOption("smart gravity (g:sm) takes no offsets") }
+            return .smart
+        }
         if args[0] == "fp" { throw .badOption("focus-point gravity (g:fp) is not supported") }
         guard let anchor = anchors[args[0]] else { throw .badOption("gravity '\(args[0])' is not one of ce, no, so, ea, we, noea, nowe, soea, sowe") }
         var offsets = [0.0, 0.0]

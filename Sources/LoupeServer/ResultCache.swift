@@ -32,20 +32,45 @@ struct EncodedResult: Sendable {
     }
 }
 
-/// Processed results on disk, keyed by the options and the source (never the signature, so a
-/// key rotation keeps them): a result asked for again is read, not made again.
-struct ResultCache: Sendable {
-    let cache: DiskCache
+/// Processed results, keyed by the options and the source (never the signature, so a key
+/// rotation keeps them): a result asked for again is read, not made again.
+///
+/// Two levels: encoded results in memory (bounded in bytes, least recently used out first) in
+/// front of the disk cache. A repeated URL — the warm case behind a CDN's misses, and every
+/// `If-None-Match` — is then a dictionary lookup, with no file opened; the disk keeps results
+/// across restarts and beyond the memory bound, and a disk hit is promoted to memory.
+final class ResultCache: Sendable {
+    private let memory: MemoryCache<String, EncodedResult>?
+    private let disk: DiskCache?
+
+    /// A cache holding at most `memoryLimit` bytes of results in memory (0: none) in front of
+    /// `disk` (`nil`: none).
+    init(memoryLimit: Int, disk: DiskCache?) {
+        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit)) : nil
+        self.disk = disk
+    }
 
     /// The result stored under `key`, if any and still fresh.
     func result(forKey key: String) -> EncodedResult? {
-        guard let entry = try? cache.entry(forKey: key), !entry.isExpired else { return nil }
-        return EncodedResult.restored(from: entry)
+        if let hit = memory?.value(forKey: key) { return hit }
+        guard let disk, let entry = try? disk.entry(forKey: key), !entry.isExpired,
+              let result = EncodedResult.restored(from: entry) else { return nil }
+        if let memory {
+            // Kept in memory no longer than the disk would keep it.
+            let remaining = entry.expiresAt.map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) }
+            memory.setValue(result, forKey: key, cost: result.data.count, timeToLive: remaining)
+        }
+        return result
     }
 
-    /// Stores `result`; a failure (disk full, say) only means it is made again next time.
+    /// Stores `result` for `timeToLive` seconds; a failure (disk full, say) only means it is
+    /// made again next time.
     func store(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
-        try? cache.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
+        memory?.setValue(result, forKey: key, cost: result.data.count, timeToLive: .seconds(timeToLive))
+        try? disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
                          validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
     }
+
+    /// Bytes of results held in memory.
+    var memoryBytes: Int { memory?.totalCost ?? 0 }
 }

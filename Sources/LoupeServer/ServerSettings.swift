@@ -23,6 +23,11 @@ public struct ServerSettings: Sendable {
     /// most of the server's memory (a 256 MB cache took its peak RSS from 68 to 387 MB in
     /// Scripts/bench-serve.sh) for few hits.
     public var memoryLimit = 32 << 20
+    /// Memory limit in bytes of encoded results kept in front of the disk result cache (0:
+    /// none). A repeated URL is then answered from memory, without a file read; results are
+    /// small (a 512 px JPEG is tens of KB), so the default holds several hundred. 64 MB took
+    /// the peak RSS at 64 connections in Scripts/bench-serve.sh from 152–161 MB to 244–290 MB.
+    public var resultMemoryLimit = 32 << 20
     /// Largest source accepted, in bytes.
     public var maximumSourceBytes = 50 << 20
     /// Largest source accepted, in pixels (checked from the header, before decoding).
@@ -37,6 +42,10 @@ public struct ServerSettings: Sendable {
     public var downloadTimeout = Duration.seconds(10)
     /// Limit of one request, from arrival to the response.
     public var requestTimeout = Duration.seconds(30)
+    /// How long the server keeps accepting requests after SIGTERM while `/health` already
+    /// answers 503, so a load balancer's health checks take it out of rotation before it stops
+    /// listening; requests in flight then get the grace period to finish.
+    public var drainDelay = Duration.zero
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
     /// JPEG and WebP quality when the URL sets none.
@@ -70,6 +79,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
         Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
         Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
+        Setting(flag: "result-memory-limit", help: "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32)"),
         Setting(flag: "max-source-size", help: "largest source in MB (default 50)"),
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
@@ -77,6 +87,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
         Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
         Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
+        Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),
         Setting(flag: "ttl", help: "Cache-Control max-age of results in seconds (default 31536000)"),
         Setting(flag: "quality", help: "JPEG and WebP quality when the URL gives none (default 80)"),
         Setting(flag: "allow-private-networks", help: "let sources resolve to private, loopback and link-local addresses (true/false)"),
@@ -148,6 +159,7 @@ public struct ServerSettings: Sendable {
         if let folder = values["cache-dir"]?.value, !folder.isEmpty { cacheDirectory = URL(fileURLWithPath: folder) }
         diskLimit = try integer("disk-limit", 1...1 << 30).map { $0 << 20 } ?? diskLimit
         memoryLimit = try integer("memory-limit", 0...1 << 30).map { $0 << 20 } ?? memoryLimit
+        resultMemoryLimit = try integer("result-memory-limit", 0...1 << 20).map { $0 << 20 } ?? resultMemoryLimit
         maximumSourceBytes = try integer("max-source-size", 1...4096).map { $0 << 20 } ?? maximumSourceBytes
         maximumSourcePixels = try integer("max-source-pixels", 1...1000).map { $0 * 1_000_000 } ?? maximumSourcePixels
         maximumResultDimension = try integer("max-result-dimension", 1...65_500) ?? maximumResultDimension
@@ -155,6 +167,7 @@ public struct ServerSettings: Sendable {
         queueLength = try integer("queue", 0...1_000_000) ?? queueLength
         downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
         requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
+        drainDelay = try integer("drain-delay", 0...3600).map { .seconds($0) } ?? drainDelay
         timeToLive = try integer("ttl", 0...315_360_000) ?? timeToLive
         defaultQuality = try integer("quality", 1...100) ?? defaultQuality
         addressPolicy = NetworkAddressPolicy(

@@ -30,6 +30,11 @@ struct ServiceResponder: HTTPResponder {
         if request.method == .head {
             response.body = ResponseBody()
         }
+        if state.isDraining {
+            // The instance is about to stop listening: the client's next request should open a
+            // connection elsewhere (through the load balancer) rather than reuse this one.
+            response.headers[.connection] = "close"
+        }
         service.metrics.countRequest(status: response.status.code)
         let elapsed = start.duration(to: .now)
         service.metrics.stageDuration("total", elapsed)
@@ -70,17 +75,20 @@ struct ServiceResponder: HTTPResponder {
     private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
-        // A conditional request for a result on disk costs a lookup, no admission.
-        if let ifNoneMatch, let cached = service.cachedResult(for: plan), Self.matches(ifNoneMatch, cached.etag) {
-            return notModified(cached, plan: plan)
+        // A result already made costs a lookup (memory, then disk), no admission: a full queue
+        // of new work does not turn away what is ready.
+        let result: EncodedResult
+        if let cached = service.cachedResult(for: plan) {
+            result = cached
+        } else {
+            guard service.gate.enter() else { throw ServiceError.queueFull }
+            defer { service.gate.leave() }
+            let timeout = service.settings.requestTimeout
+            let service = self.service
+            // The work stops at the request's deadline or when the client goes away; this
+            // request's share of work shared with others is released then (the others keep it going).
+            result = try await withDeadline(timeout, connection: connection) { try await service.result(for: plan).result }
         }
-        guard service.gate.enter() else { throw ServiceError.queueFull }
-        defer { service.gate.leave() }
-        let timeout = service.settings.requestTimeout
-        let service = self.service
-        // The work stops at the request's deadline or when the client goes away; this
-        // request's share of work shared with others is released then (the others keep it going).
-        let result = try await withDeadline(timeout, connection: connection) { try await service.result(for: plan).result }
         if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
             return notModified(result, plan: plan)
         }
@@ -111,7 +119,7 @@ struct ServiceResponder: HTTPResponder {
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service
-        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url) }
+        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url, options: plan.options) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"

@@ -41,4 +41,47 @@ import Glibc
             await #expect(throws: (any Error).self) { try await httpGet(port: port, path: "/health") }
         }
     }
+
+    /// The drain phase a load balancer needs: SIGTERM turns `/health` to 503 at once while the
+    /// server still answers for `--drain-delay` (a new request is served, one in flight
+    /// completes with its image), then it stops accepting and exits 0.
+    @Test func sigtermTurnsHealthTo503WhileStillServingDuringTheDrainDelay() async throws {
+        let photo = try TestImage.jpeg(width: 100, height: 100, seed: 14)
+        try await OriginServer.run(handler: { request in
+            .ok(photo, delay: request.path == "/slow.jpg" ? .milliseconds(1500) : .zero)
+        }) { origin in
+            let child = try ServerProcess(arguments: [
+                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--drain-delay", "5",
+            ])
+            defer { child.kill() }
+            let port = try await child.port()
+            #expect(try await httpGet(port: port, path: "/health").status == 200)
+            let slow = Task {
+                try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
+            }
+            #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
+            let signalled = ContinuousClock.now
+            child.signal(SIGTERM)
+            // At once: the first health check after the signal is handled (bounded retries only
+            // for the signal's delivery).
+            var health = 0
+            for _ in 0..<100 where health != 503 {
+                health = try await httpGet(port: port, path: "/health").status
+                if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(health == 503)
+            // Still answering during the delay: a request that arrives now gets its image.
+            let late = try await httpGet(port: port, path: "/insecure/w:12/plain/\(origin.url("/late.jpg").absoluteString)")
+            #expect(late.status == 200)
+            #expect(try ImageDecoder().decode(late.body, options: DecodingOptions(firstFrameOnly: true)).metadata.width == 12)
+            let answer = try await slow.value
+            #expect(answer.status == 200)
+            #expect(try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true)).metadata.width == 10)
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 0)
+            // It stopped listening only after the delay.
+            #expect(signalled.duration(to: .now) >= .seconds(5))
+            await #expect(throws: (any Error).self) { try await httpGet(port: port, path: "/health") }
+        }
+    }
 }

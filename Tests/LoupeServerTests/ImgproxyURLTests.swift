@@ -57,13 +57,14 @@ import Testing
         #expect(try ImgproxyURL(path: "/_/dpr:2/rs:fill-down:10:10/plain/http://a.com/x").options.scaledBox == (20, 20))
     }
 
-    @Test func unsupportedOptionsAreNamed() {
+    @Test func unsupportedOptionsAreNamed() throws {
         for (option, name) in [("crop:10:10", "crop"), ("wm:1", "wm"), ("pr:thumb", "pr"), ("rot:90", "rot")] {
             #expect(throws: ServiceError(400, "unsupportedOption", "option '\(name)' is not supported by this server")) {
                 try ImgproxyURL(path: "/_/\(option)/plain/http://a.com/x.jpg")
             }
         }
-        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/g:sm:10:0/plain/http://a.com/x.jpg") }
+        #expect(try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg").options.gravity == .smart)
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/sm:0/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/rs:fit:10:10:0:1/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:-1/plain/http://a.com/x.jpg") }

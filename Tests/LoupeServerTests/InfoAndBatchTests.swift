@@ -84,4 +84,72 @@ import Testing
             }
         }
     }
+
+    /// 60×40: the left half red, the right half blue. A `fill` to 20×40 keeps 20 columns of one
+    /// half or the other (no scaling), so its colours are known exactly.
+    static func halves() throws -> Data {
+        let pixels = (0..<40).flatMap { _ in (0..<60).flatMap { x -> [UInt8] in x < 30 ? [255, 0, 0, 255] : [0, 0, 255, 255] } }
+        return try ImageEncoder().encode(try Bitmap(width: 60, height: 40, pixels: pixels), as: .png)
+    }
+
+    /// Each batch item carries its own options, parsed and limited as a URL's; a bad item is a
+    /// failure line in its place, the others are served.
+    @Test func batchItemsCarryTheirOwnOptionsAndBadOnesFailInPlace() async throws {
+        let image = try Self.halves()
+        try await OriginServer.run(handler: { _ in .ok(image, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/halves.png").absoluteString
+                let items: [Any] = [
+                    ["source": source, "options": "rs:fill:20:40/g:we"],
+                    ["source": source, "options": "rs:fill:20:40/g:ea"],
+                    ["source": source, "options": "crop:10:10"],
+                    ["source": source, "options": "w:99999"],
+                    ["source": source],
+                    ["source": source, "options": 5],
+                    ["source": source, "options": "rs:fill:20:40", "extra": 1],
+                    ["source": "http://127.0.0.3/forbidden.png", "options": "w:10"],
+                ]
+                let body = try JSONSerialization.data(withJSONObject: items)
+                let answer = try await server.request("/batch", method: .POST, body: body)
+                #expect(answer.status == 200)
+                let lines = try String(decoding: answer.body, as: UTF8.self).split(separator: "\n").map {
+                    try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                }
+                try #require(lines.count == items.count)
+                #expect(lines.map { $0["index"] as? Int } == Array(0..<items.count))
+                #expect(lines.map { $0["ok"] as? Bool } == [true, true, false, false, true, false, false, false])
+                #expect(lines[0]["options"] as? String == "rs:fill:20:40/g:we")
+                #expect(lines[0]["dominantColor"] as? String == (try Self.dominant(255, 0, 0)).hex)
+                #expect(lines[1]["dominantColor"] as? String == (try Self.dominant(0, 0, 255)).hex)
+                for line in lines[0...1] {
+                    #expect(line["resultWidth"] as? Int == 20 && line["resultHeight"] as? Int == 40)
+                    // The source's own fields stay the source's.
+                    #expect(line["width"] as? Int == 60 && line["height"] as? Int == 40)
+                    #expect(line["bytes"] as? Int == image.count)
+                }
+                // No options: the whole source, no result size.
+                #expect(lines[4]["resultWidth"] == nil)
+                #expect(lines[4]["width"] as? Int == 60)
+                let errors = lines.map { ($0["error"] as? [String: Any])?["kind"] as? String }
+                #expect(errors == [nil, nil, "unsupportedOption", "badOption", nil, "badOption", "badOption", "forbiddenSource"])
+                let statuses = lines.map { ($0["error"] as? [String: Any])?["status"] as? Int }
+                #expect(statuses == [nil, nil, 400, 400, nil, 400, 400, 403])
+            }
+        }
+    }
+
+    /// `/info` with options describes the processed result, as a batch item with them does.
+    @Test func infoWithOptionsDescribesTheProcessedResult() async throws {
+        let image = try Self.halves()
+        try await OriginServer.run(handler: { _ in .ok(image, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/halves.png").absoluteString
+                let east = try await server.request("/info" + insecurePath("rs:fill:20:40/g:ea", source))
+                #expect(east.status == 200)
+                #expect(east.json["dominantColor"] as? String == (try Self.dominant(0, 0, 255)).hex)
+                #expect(east.json["resultWidth"] as? Int == 20)
+                #expect(east.json["width"] as? Int == 60)
+            }
+        }
+    }
 }

@@ -44,6 +44,33 @@ import Testing
         }
     }
 
+    /// The ETag is a digest of the result's bytes, so it holds across instances and restarts
+    /// (each makes the same bytes from the same source and options, nothing shared between
+    /// them): a browser or CDN revalidating through a load balancer at another instance gets a
+    /// 304. A changed source makes different bytes, so a different ETag.
+    @Test func etagHoldsAcrossInstancesAndChangesWithTheSource() async throws {
+        let photos = [try TestImage.jpeg(width: 160, height: 120, seed: 21), try TestImage.jpeg(width: 160, height: 120, seed: 22)]
+        let version = Counter()
+        try await OriginServer.run(handler: { _ in .ok(photos[min(version.count, 1)]) }) { origin in
+            let path = insecurePath("rs:fit:80:80", origin.url("/e.jpg").absoluteString, extension: "jpg")
+            let first = try await RunningServer.with(testSettings()) { server in
+                try #require(try await server.request(path).header("ETag"))
+            }
+            try await RunningServer.with(testSettings()) { server in
+                let revalidated = try await server.request(path, headers: [("If-None-Match", first)])
+                #expect(revalidated.status == 304)
+                #expect(revalidated.header("ETag") == first)
+            }
+            version.increment()
+            try await RunningServer.with(testSettings()) { server in
+                let changed = try await server.request(path, headers: [("If-None-Match", first)])
+                #expect(changed.status == 200)
+                #expect(changed.header("ETag") != nil && changed.header("ETag") != first)
+            }
+            #expect(origin.requestCount(for: "/e.jpg") == 3)
+        }
+    }
+
     @Test func formatFromAcceptWhenTheURLNamesNone() async throws {
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 2)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
@@ -128,6 +155,33 @@ import Testing
                 let east = try Self.decode(try await server.request(insecurePath("rs:fill:50:50/g:ea", source, extension: "png")).body)
                 #expect(west.bitmap.pixel(x: 25, y: 25).r == 255 && west.bitmap.pixel(x: 25, y: 25).b == 0)
                 #expect(east.bitmap.pixel(x: 25, y: 25).b == 255 && east.bitmap.pixel(x: 25, y: 25).r == 0)
+            }
+        }
+    }
+
+    /// `g:sm` over HTTP: grey with one detailed patch near the right edge; the smart cut keeps
+    /// all of the patch's pixels, where the centre cut keeps none.
+    @Test func smartGravityKeepsTheDetail() async throws {
+        var pixels = [UInt8]()
+        for y in 0..<100 {
+            for x in 0..<300 {
+                let inside = (220..<280).contains(x) && (20..<80).contains(y)
+                let value: UInt8 = inside ? ((x / 2 + y / 2) % 2 == 0 ? 0 : 255) : 128
+                pixels += [value, value, value, 255]
+            }
+        }
+        let png = try ImageEncoder().encode(try Bitmap(width: 300, height: 100, pixels: pixels), as: .png)
+        func patchPixels(_ bitmap: Bitmap) -> Int {
+            (0..<bitmap.height).reduce(0) { sum, y in sum + (0..<bitmap.width).filter { bitmap.pixel(x: $0, y: y).r != 128 }.count }
+        }
+        try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in
+            try await RunningServer.with(testSettings()) { server in
+                let source = origin.url("/patch.png").absoluteString
+                let smart = try await server.request(insecurePath("rs:fill:100:100/g:sm", source, extension: "png"))
+                let centre = try await server.request(insecurePath("rs:fill:100:100/g:ce", source, extension: "png"))
+                #expect(smart.status == 200 && centre.status == 200)
+                #expect(patchPixels(try Self.decode(smart.body).bitmap) == 3600)
+                #expect(patchPixels(try Self.decode(centre.body).bitmap) == 0)
             }
         }
     }
