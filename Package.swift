@@ -155,6 +155,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // `import Loupe` alone is enough for ordinary use: this target depends on nothing else.
+        .testTarget(name: "LoupeImportTests", dependencies: ["Loupe"], swiftSettings: strict),
         .testTarget(
             name: "LoupeOriginTests",
             dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],

@@ -113,7 +113,7 @@ struct DemoCommand: AsyncParsableCommand {
         // Cells that scrolled away before their image arrived cancelled their loads: those were
         // never stored, and are the only ones the origin should be asked for again.
         let stored = revisit.filter { disk.containsFreshEntry(forKey: $0.absoluteString) }.count
-        disk.close()
+        await pipeline.shutdown()
         let before = origin.totalRequests
         let reopened = try DiskCache(directory: cacheFolder)
         let restarted = ImagePipeline(configuration: Self.configuration(disk: reopened))
@@ -123,7 +123,7 @@ struct DemoCommand: AsyncParsableCommand {
               + "\(revisitRequests) request\(revisitRequests == 1 ? "" : "s") to the origin")
         checks.expect(restarted.statistics.diskHits == stored && revisitRequests == revisit.count - stored,
                       "after a restart, \(restarted.statistics.diskHits) of the \(stored) images on disk were served from it")
-        reopened.close()
+        await restarted.shutdown()
 
         // Seed 003: a menu in three sections, each from its own request, filling in as they answer.
         let menu = await ShopMenuDemo(pipeline: ImagePipeline(configuration: Self.configuration(disk: nil)), origin: origin).run()

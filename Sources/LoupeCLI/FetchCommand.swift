@@ -134,8 +134,7 @@ struct FetchCommand: AsyncParsableCommand {
         let stems = OutputNames.stems(for: unique)
         let distinctSources = unique
 
-        let disk = openDiskCache()
-        let pipeline = makePipeline(disk: disk)
+        let pipeline = makePipeline(disk: openDiskCache())
         let fetcher = Fetcher(pipeline: pipeline, options: FetchOptions(
             thumbnail: thumbnail, outputDirectory: outputDirectory, format: format, quality: quality,
             colors: fastColors ? .fast : colors ? .exact : nil, paletteSize: paletteSize,
@@ -167,8 +166,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         progress.finish()
-        await pipeline.flushDataCache()
-        disk?.close()
+        await pipeline.shutdown()
         if failures > 0 { throw ExitCode(1) }
     }
 

@@ -41,6 +41,38 @@ import Testing
         #expect(loader.loads.count == 5)
     }
 
+    @Test func waitUntilIdleReturnsOnceEveryPrefetchHasEnded() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 2)
+        await prefetcher.waitUntilIdle() // nothing started: returns at once
+        prefetcher.startPrefetching(with: urls)
+        let waiter = Task { await prefetcher.waitUntilIdle() }
+        #expect(await eventually { loader.loads.count == 2 })
+        prefetcher.stopPrefetching(with: [urls[4]])
+        loader.gate.open()
+        await waiter.value
+        #expect(prefetcher.pendingCount == 0)
+        let statistics = prefetcher.statistics
+        #expect(statistics.completed + statistics.cancelled == 5)
+        #expect(statistics.completed >= 4)
+        for url in urls.prefix(4) { #expect(pipeline.cachedImage(for: ImageRequest(url: url)) != nil) }
+        #expect(pipeline.memoryCacheUsage.count == statistics.completed)
+    }
+
+    @Test func aCancelledWaitReturnsWhilePrefetchesGoOn() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[0]])
+        let waiter = Task { await prefetcher.waitUntilIdle() }
+        #expect(await eventually { loader.loads.count == 1 })
+        waiter.cancel()
+        await waiter.value
+        #expect(prefetcher.pendingCount == 1)
+        loader.gate.open()
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.completed == 1)
+    }
+
     @Test func aCellJoiningARunningPrefetchKeepsItsImageWhenThePrefetchStops() async throws {
         let pipeline = makePipeline()
         let prefetcher = ImagePrefetcher(pipeline: pipeline)
