@@ -86,6 +86,10 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // A list scrolled at a steady speed against a pipeline and a prefetcher, measuring what a
+        // user would see: for `loupe demo`, the lists benchmark and its tests; not a product.
+        .target(name: "LoupeSimulation", dependencies: ["Loupe"], swiftSettings: strict),
+
         // An embedded HTTP/1.1 origin with latency and faults (SwiftNIO), for the pipeline's
         // fault tests and `loupe demo`; not a product.
         .target(
@@ -125,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "LoupeCLI",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer", "LoupeSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "LoupeBenchmarks",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -150,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "LoupeTests",
             dependencies: [
-                "Loupe", "LoupeOrigin", "LoupeTestSupport", "LoupeToolchainProbe",
+                "Loupe", "LoupeOrigin", "LoupeSimulation", "LoupeTestSupport", "LoupeToolchainProbe",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

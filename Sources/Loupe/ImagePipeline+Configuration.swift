@@ -89,18 +89,4 @@ extension ImagePipeline {
         /// decoding the original and processing.
         case storeAll
     }
-
-    /// At most `requestsPerSecond` loads per second, in bursts of up to `burst`.
-    public struct RateLimit: Sendable, Equatable {
-        /// The sustained rate.
-        public var requestsPerSecond: Double
-        /// How many may start at once after a quiet period.
-        public var burst: Int
-
-        /// A limit of `requestsPerSecond`, with bursts of `burst`.
-        public init(requestsPerSecond: Double, burst: Int = 1) {
-            self.requestsPerSecond = requestsPerSecond
-            self.burst = burst
-        }
-    }
 }

@@ -64,9 +64,7 @@ public final class ImagePipeline: Sendable {
             : nil
         networkQueue = WorkQueue(
             maximumConcurrency: configuration.maximumConcurrentDataLoads,
-            rateLimit: configuration.dataLoadRateLimit.map {
-                WorkQueue.RateLimit(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst)
-            })
+            rateLimit: configuration.dataLoadRateLimit)
         processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
 
         // The stages' loads call back into the pipeline, which does not exist yet while they are

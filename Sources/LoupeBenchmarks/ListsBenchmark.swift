@@ -1,6 +1,7 @@
 import Foundation
 import Loupe
 import LoupeLoading
+import LoupeSimulation
 import LoupeProcessing
 import LoupeTestSupport
 

@@ -6,6 +6,7 @@ import LoupeCaching
 import LoupeCodecs
 import LoupeOrigin
 import LoupeProcessing
+import LoupeSimulation
 
 /// `loupe demo`: the seeds' scenarios against an origin server embedded in the process (on a
 /// free loopback port, with latency), with nothing to install or configure: ten views asking for
