@@ -33,10 +33,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [
-        // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
+        // Caching core: generic, knows nothing about images (ARCHITECTURE.md, layers).
         .target(name: "LoupeCaching", swiftSettings: strict),
 
-        // Codecs (DESIGN.md, layer 2): system C libraries, a C shim that owns setjmp/longjmp and
+        // Codecs (ARCHITECTURE.md, layers): system C libraries, a C shim that owns setjmp/longjmp and
         // the GIF compositor, and the Swift module on top.
         .systemLibrary(name: "CJPEG", path: "Sources/SystemLibraries/CJPEG", pkgConfig: "libjpeg",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
-        // Processing (DESIGN.md, layer 3): depends only on the codecs' bitmap (and decoders for
+        // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
         .target(name: "LoupeProcessing", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
@@ -76,7 +76,7 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Pipeline (DESIGN.md, layer 5): memory → disk → coalesced network → decode → process.
+        // Pipeline (ARCHITECTURE.md, layers): memory → disk → coalesced network → decode → process.
         .target(
             name: "Loupe",
             dependencies: [

@@ -151,7 +151,7 @@ public final class ImagePipeline: Sendable {
         // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
         // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
         // joined that work when this returns — a list that stops the cell's prefetch on the next
-        // line leaves the load to the cell instead of cancelling it (seed 000).
+        // line leaves the load to the cell instead of cancelling it (the prefetching list).
         let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {

@@ -2,7 +2,7 @@ import Foundation
 import LoupeCaching
 
 /// Loads images a list will show soon — the rows just below the screen — at low priority and a
-/// few at a time, so they are ready when they scroll into view (seed 000's prefetcher).
+/// few at a time, so they are ready when they scroll into view (the prefetching list's prefetcher).
 ///
 /// A prefetch is an ordinary pipeline request at ``priority``: when a cell asks for the same
 /// image while its prefetch runs, the cell joins that load and raises its priority to the

@@ -42,7 +42,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("JPEG / WebP quality of written images, 1-100.", valueName: "1-100"))
     var quality = 85
 
-    @Flag(help: "Report the dominant colour (exactly colorthief's, from the full-size pixels), seed 004's background colour and a palette.")
+    @Flag(help: "Report the dominant colour (exactly colorthief's, from the full-size pixels), the poster feed's background colour and a palette.")
     var colors = false
 
     @Flag(help: "Like --colors, from the downscaled decode: faster, typically within a few units of the exact colours.")
