@@ -63,7 +63,12 @@ import Testing
         }
     }
 
-    @Test func aFailureSharedByTenRequestsIsLoggedOnceAtTheConfiguredLevel() async throws {
+    /// Runs `body` with an origin that answers 404 once `gate` opens, and a pipeline logging at
+    /// info into `store`, configured further by `configure`.
+    func withHeld404(
+        configure: @escaping (inout ImagePipeline.Configuration) -> Void = { _ in },
+        _ body: (OriginServer, ImagePipeline, Gate, CapturingLogHandler.Store) async throws -> Void
+    ) async throws {
         let gate = Gate()
         try await OriginServer.run(handler: { _ in
             await gate.waitIgnoringCancellation()
@@ -72,8 +77,14 @@ import Testing
             let store = CapturingLogHandler.Store()
             let (pipeline, _) = try makePipeline(folder: folder, date: date) {
                 $0.logger = CapturingLogHandler.logger(level: .info, store: store)
-                $0.failureLogLevel = .error
+                configure(&$0)
             }
+            try await body(origin, pipeline, gate, store)
+        }
+    }
+
+    @Test func aFailureSharedByTenRequestsIsLoggedOnceAtTheConfiguredLevel() async throws {
+        try await withHeld404(configure: { $0.failureLogLevel = .error }) { origin, pipeline, gate, store in
             let request = ImageRequest(url: origin.url("/missing.jpg"))
             // Called from a nonisolated context, each task has joined the shared load when
             // `imageTask` returns; the origin holds the 404 until all ten have.
@@ -93,15 +104,7 @@ import Testing
     }
 
     @Test func aFailedDataRequestIsLoggedOnce() async throws {
-        let gate = Gate()
-        try await OriginServer.run(handler: { _ in
-            await gate.waitIgnoringCancellation()
-            return .status(404)
-        }) { origin in
-            let store = CapturingLogHandler.Store()
-            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
-                $0.logger = CapturingLogHandler.logger(level: .info, store: store)
-            }
+        try await withHeld404 { origin, pipeline, gate, store in
             let url = origin.url("/missing.jpg")
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<3 {

@@ -5,7 +5,7 @@ import LoupeTestSupport
 import Testing
 @testable import Loupe
 
-/// Prefetching (seed 000): low priority, its own limit, skipping what is cached, and a cell that
+/// Prefetching (the prefetching list): low priority, its own limit, skipping what is cached, and a cell that
 /// joins a running prefetch keeps its image when the prefetch is stopped.
 @Suite final class ImagePrefetcherTests: Sendable {
     let loader = GatedLocalLoader()
@@ -29,10 +29,9 @@ import Testing
         prefetcher.startPrefetching(with: urls)
         prefetcher.startPrefetching(with: urls) // already prefetching: nothing more
         #expect(await eventually { loader.loads.count == 2 })
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(loader.loads.count == 2, "never more than two at once")
         loader.gate.open()
         #expect(await eventually { prefetcher.statistics.completed == 5 })
+        #expect(loader.inFlight.maximum == 2, "never more than two at once")
         for (index, url) in urls.enumerated() {
             #expect(pipeline.cachedImage(for: ImageRequest(url: url))?.bitmap.width == 20 + index)
         }
