@@ -64,10 +64,10 @@ func runMemoryBenchmarks() async throws {
     let loaderHit = try await Measurement.run("SingleFlightLoader.value(for:) hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(try await loader.value(for: urls[i & (keyCount - 1)])) }
     }
-    let seed002Hit = await Measurement.run("NSCache + actor ImageCacheManager hit (ten views, one image)", operations: asyncOperations) {
+    let seed002Hit = await Measurement.run("NSCache + actor ImageCacheManager hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(await seed002.loadImage(for: urls[i & (keyCount - 1)])) }
     }
-    let seed001Hit = await Measurement.run("actor ImageDownloader hit (the reentrancy race's fix)", operations: asyncOperations) {
+    let seed001Hit = await Measurement.run("actor ImageDownloader hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(await seed001.image(from: urls[i & (keyCount - 1)])) }
     }
     printRatio(loaderHit, against: seed002Hit, target: 10)
