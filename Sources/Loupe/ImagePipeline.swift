@@ -112,8 +112,7 @@ public final class ImagePipeline: Sendable {
     ///   calling task is cancelled (work shared with other requests goes on for them).
     nonisolated(nonsending)
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        if let hit = memoryHit(for: request) { return hit }
-        return try await load(request, priority: nil, progress: nil, start: .now)
+        try await response(for: request, priority: nil, progress: nil)
     }
 
     /// Loads the image at `url` at full size.
