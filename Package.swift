@@ -33,10 +33,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [
-        // Caching core: generic, knows nothing about images (DESIGN.md, layer 1).
+        // Caching core: generic, knows nothing about images (ARCHITECTURE.md, layers).
         .target(name: "LoupeCaching", swiftSettings: strict),
 
-        // Codecs (DESIGN.md, layer 2): system C libraries, a C shim that owns setjmp/longjmp and
+        // Codecs (ARCHITECTURE.md, layers): system C libraries, a C shim that owns setjmp/longjmp and
         // the GIF compositor, and the Swift module on top.
         .systemLibrary(name: "CJPEG", path: "Sources/SystemLibraries/CJPEG", pkgConfig: "libjpeg",
                        providers: [.apt(["libjpeg62-turbo-dev"])]),
@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
-        // Processing (DESIGN.md, layer 3): depends only on the codecs' bitmap (and decoders for
+        // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
         .target(name: "LoupeProcessing", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
@@ -76,7 +76,7 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Pipeline (DESIGN.md, layer 5): memory → disk → coalesced network → decode → process.
+        // Pipeline (ARCHITECTURE.md, layers): memory → disk → coalesced network → decode → process.
         .target(
             name: "Loupe",
             dependencies: [
@@ -85,6 +85,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
+
+        // A list scrolled at a steady speed against a pipeline and a prefetcher, measuring what a
+        // user would see: for `loupe demo`, the lists benchmark and its tests; not a product.
+        .target(name: "LoupeSimulation", dependencies: ["Loupe"], swiftSettings: strict),
 
         // An embedded HTTP/1.1 origin with latency and faults (SwiftNIO), for the pipeline's
         // fault tests and `loupe demo`; not a product.
@@ -125,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "LoupeCLI",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer", "LoupeSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "LoupeBenchmarks",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeTestSupport",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -150,11 +154,13 @@ let package = Package(
         .testTarget(
             name: "LoupeTests",
             dependencies: [
-                "Loupe", "LoupeOrigin", "LoupeTestSupport", "LoupeToolchainProbe",
+                "Loupe", "LoupeOrigin", "LoupeSimulation", "LoupeTestSupport", "LoupeToolchainProbe",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // `import Loupe` alone is enough for ordinary use: this target depends on nothing else.
+        .testTarget(name: "LoupeImportTests", dependencies: ["Loupe"], swiftSettings: strict),
         .testTarget(
             name: "LoupeOriginTests",
             dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],

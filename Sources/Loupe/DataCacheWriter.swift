@@ -34,6 +34,8 @@ final class DataCacheWriter: Sendable {
         /// Keys removed whose removal has not run yet, by the removal's generation: a write of
         /// the key queued before the removal may land on disk in between, and must not be read.
         var removing: [String: UInt64] = [:]
+        /// Set by ``close()``: the cache is (being) closed, and nothing reads or writes it.
+        var isClosed = false
     }
 
     let cache: DiskCache
@@ -54,7 +56,8 @@ final class DataCacheWriter: Sendable {
     /// The entry for `key`, staged or on disk, fresh or not. A disk that fails to read is
     /// logged and counts as a miss.
     func entry(forKey key: String) -> Entry? {
-        let (staged, isRemoving) = state.withLock { ($0.staged[key], $0.removing[key] != nil) }
+        let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
+        guard !isClosed else { return nil }
         if let staged {
             return Entry(data: staged.data, validators: staged.validators, isExpired: staged.expiresAt.map { $0 <= now() } ?? false)
         }
@@ -69,7 +72,8 @@ final class DataCacheWriter: Sendable {
 
     /// Whether a fresh entry for `key` is staged or on disk, without reading it.
     func containsFreshEntry(forKey key: String) -> Bool {
-        let (staged, isRemoving) = state.withLock { ($0.staged[key], $0.removing[key] != nil) }
+        let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
+        guard !isClosed else { return false }
         if let staged { return staged.expiresAt.map { $0 > now() } ?? true }
         return !isRemoving && cache.containsFreshEntry(forKey: key)
     }
@@ -82,6 +86,7 @@ final class DataCacheWriter: Sendable {
     func store(_ data: Data, forKey key: String, expiresAt: Date?, validators: DiskCacheValidators) -> Bool {
         guard data.count <= cache.configuration.sizeLimit else { return false }
         let generation: UInt64? = state.withLock { state in
+            guard !state.isClosed else { return nil }
             let replaced = state.staged[key]?.data.count ?? 0
             guard state.stagedBytes - replaced + data.count <= stagingLimit else { return nil }
             defer { state.nextGeneration += 1 }
@@ -90,7 +95,7 @@ final class DataCacheWriter: Sendable {
             return state.nextGeneration
         }
         guard let generation else {
-            logger.debug("disk cache staging full: not stored", metadata: ["key": "\(key)"])
+            logger.debug("disk cache staging full or closed: not stored", metadata: ["key": "\(key)"])
             return false
         }
         queue.async { [self] in
@@ -113,7 +118,8 @@ final class DataCacheWriter: Sendable {
     /// refreshed where it waits (and its write follows); a written one at once — a journal
     /// record, no file to create — so the next read already sees it fresh.
     func markRevalidated(forKey key: String, expiresAt: Date?, validators: DiskCacheValidators) {
-        let isStaged = state.withLock { state in
+        let isStaged: Bool? = state.withLock { state in
+            guard !state.isClosed else { return nil }
             state.staged[key]?.expiresAt = expiresAt
             state.staged[key]?.validators = validators
             return state.staged[key] != nil
@@ -125,18 +131,21 @@ final class DataCacheWriter: Sendable {
                 logger.warning("disk cache revalidation failed", metadata: ["key": "\(key)", "error": "\(error)"])
             }
         }
+        guard let isStaged else { return }
         if isStaged { queue.async(execute: revalidate) } else { revalidate() }
     }
 
     /// Removes `key`, staged or written, after any write of it still waiting; reads miss it from
     /// now on (until it is stored again).
     func remove(forKey key: String) {
-        let generation = state.withLock { state in
+        let generation: UInt64? = state.withLock { state in
+            guard !state.isClosed else { return nil }
             if let staged = state.staged.removeValue(forKey: key) { state.stagedBytes -= staged.data.count }
             defer { state.nextGeneration += 1 }
             state.removing[key] = state.nextGeneration
             return state.nextGeneration
         }
+        guard let generation else { return }
         queue.async { [self] in
             do {
                 _ = try cache.removeValue(forKey: key)
@@ -154,6 +163,23 @@ final class DataCacheWriter: Sendable {
     func flush() async {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume() }
+        }
+    }
+
+    /// Writes everything handed over so far, then closes the cache; from the moment this is
+    /// called, reads miss and stores, revalidations and removals are refused. The close runs on
+    /// the writing queue, after every write queued before it, so none of them finds the cache
+    /// closed.
+    func close() async {
+        let wasClosed = state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        await withCheckedContinuation { continuation in
+            queue.async { [cache] in
+                if !wasClosed { cache.close() }
+                continuation.resume()
+            }
         }
     }
 

@@ -10,7 +10,7 @@ extension ImagePipeline {
         imageBatch(for: requests, maximumConcurrency: maximumConcurrency) { $0 }
     }
 
-    /// An ``OrderedBatch`` loading one image per item of `items` (seed 004: a feed's posters),
+    /// An ``OrderedBatch`` loading one image per item of `items` (the poster feed: a feed's posters),
     /// the request for each made by `request`, responses in item order. Chain
     /// ``OrderedBatch/map(_:)`` to turn each item and its image into what the list shows.
     ///

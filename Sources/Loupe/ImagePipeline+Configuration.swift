@@ -33,12 +33,25 @@ extension ImagePipeline {
         /// The memory cache's limit in bytes of pixels. Default: a fifth of the machine's memory,
         /// at most 512 MiB.
         public var memoryCacheCostLimit = Int(min(ProcessInfo.processInfo.physicalMemory / 5, 512 << 20))
+        /// The largest share of ``memoryCacheCostLimit`` one image may take (0...1): an image
+        /// costing more (its width × height × 4 bytes, after thumbnailing and processing) is
+        /// returned but not kept in memory, because storing it would evict most of the cache for
+        /// one image. The next request for it is served from the disk cache or the network.
+        ///
+        /// Default 0.25: with a 10 MB limit an ordinary full-size photo of up to 625,000 pixels
+        /// (2.5 MB; 900×506 is 1.8 MB) is kept, and the cache still holds at least four images at
+        /// its fullest. Nuke's 0.1 is tuned for its default limit of a fifth of the device's
+        /// memory, where it never bites; at the few megabytes a list or a command-line run is
+        /// given, 0.1 silently turned every full-size image into a network load.
+        public var memoryCacheEntryCostFraction = 0.25
         /// The memory cache's limit in images.
         public var memoryCacheCountLimit = 10_000
         /// How long an image stays in memory; `nil` for no age limit.
         public var memoryCacheTimeToLive: Duration?
 
         /// At most this many HTTP loads run at once (more wait, highest priority and newest first).
+        /// It bounds every way in: an ``ImagePipeline/imageBatch(for:maximumConcurrency:)`` of 8
+        /// still downloads at most this many at once (decodes of cached data are not bounded by it).
         public var maximumConcurrentDataLoads = 6
         /// At most this many HTTP loads start per second; `nil` for no limit.
         public var dataLoadRateLimit: RateLimit?
@@ -46,8 +59,13 @@ extension ImagePipeline {
         /// cooperative pool. Default: the number of cores.
         public var maximumConcurrentProcessing = ProcessInfo.processInfo.activeProcessorCount
 
-        /// Where requests' keys, stages and outcomes are logged (debug), and failures (warning).
+        /// Where requests' keys, stages and outcomes are logged (debug), and failures (at
+        /// ``failureLogLevel``). Set `logger.logLevel` to choose what is logged at all.
         public var logger = Logger(label: "loupe.pipeline")
+        /// The level a failed load is logged at: once per failed piece of shared work, however
+        /// many requests were waiting for it (ten views wanting one missing image log one line).
+        /// `.warning` by default; `.debug` for an app where a missing image is ordinary.
+        public var failureLogLevel: Logger.Level = .warning
         /// The wall clock used for HTTP freshness (tests move it).
         public var now: @Sendable () -> Date = { Date() }
 
@@ -70,19 +88,5 @@ extension ImagePipeline {
         /// encoded (PNG when it has transparency, else JPEG at quality 90), so a later run skips
         /// decoding the original and processing.
         case storeAll
-    }
-
-    /// At most `requestsPerSecond` loads per second, in bursts of up to `burst`.
-    public struct RateLimit: Sendable, Equatable {
-        /// The sustained rate.
-        public var requestsPerSecond: Double
-        /// How many may start at once after a quiet period.
-        public var burst: Int
-
-        /// A limit of `requestsPerSecond`, with bursts of `burst`.
-        public init(requestsPerSecond: Double, burst: Int = 1) {
-            self.requestsPerSecond = requestsPerSecond
-            self.burst = burst
-        }
     }
 }

@@ -12,9 +12,7 @@ extension ImagePipeline {
         if let stored = try await storedProcessedImage(key, priority: priority) {
             staged = stored
         } else {
-            staged = key.processors.isEmpty
-                ? try await value(from: decodedStage, for: key.decoded, priority: priority)
-                : try await value(from: processedStage, for: key, priority: priority)
+            staged = try await stagedImage(key, priority: priority)
             if storesProcessedImage(key) { storeProcessedImage(staged, key) }
         }
         var cached = staged
@@ -23,16 +21,22 @@ extension ImagePipeline {
         return staged
     }
 
+    /// The image `key` names, from the stage that makes it: the decode stage when `key` has no
+    /// processors, else the process stage. The one place that chooses between them.
+    func stagedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        if key.processors.isEmpty {
+            return try await value(from: decodedStage, for: key.decoded, priority: priority)
+        }
+        return try await value(from: processedStage, for: key, priority: priority)
+    }
+
     /// Runs the last of `key`'s processors on the result of the ones before it, which is itself
     /// a shared stage: requests whose processors share a prefix compute that prefix once.
     func processImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
-        guard let processor = key.processors.last else {
-            return try await value(from: decodedStage, for: key.decoded, priority: priority)
-        }
-        let previous = key.withoutLastProcessor
-        var staged = previous.processors.isEmpty
-            ? try await value(from: decodedStage, for: previous, priority: priority)
-            : try await value(from: processedStage, for: previous, priority: priority)
+        var staged = try await stagedImage(key.withoutLastProcessor, priority: priority)
+        // `stagedImage` sends a key without processors to the decode stage, so this stage always
+        // has one; without, its input would already be its result.
+        guard let processor = key.processors.last else { return staged }
         let input = staged.container.bitmap
         let (bitmap, duration) = try await runProcessingWork(priority: priority) {
             do {

@@ -32,6 +32,8 @@ public final class ImagePipeline: Sendable {
     let decodedStage: SingleFlightLoader<StageKey, StagedImage>
     /// Data, from disk, network or a local file.
     let dataStage: SingleFlightLoader<StageKey, FetchedData>
+    /// ``data(for:)``'s requests: the data stage, with their failure logged once.
+    let dataRequestStage: SingleFlightLoader<StageKey, FetchedData>
     /// Bounds HTTP loads and orders them by priority.
     let networkQueue: WorkQueue
     /// Bounds decoding and processing and orders them by priority.
@@ -57,20 +59,27 @@ public final class ImagePipeline: Sendable {
             ? MemoryCache(configuration: .init(
                 costLimit: configuration.memoryCacheCostLimit,
                 countLimit: configuration.memoryCacheCountLimit,
-                timeToLive: configuration.memoryCacheTimeToLive))
+                timeToLive: configuration.memoryCacheTimeToLive,
+                entryCostFraction: configuration.memoryCacheEntryCostFraction))
             : nil
         networkQueue = WorkQueue(
             maximumConcurrency: configuration.maximumConcurrentDataLoads,
-            rateLimit: configuration.dataLoadRateLimit.map {
-                WorkQueue.RateLimit(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst)
-            })
+            rateLimit: configuration.dataLoadRateLimit)
         processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
 
         // The stages' loads call back into the pipeline, which does not exist yet while they are
         // created; they reach it weakly, so the pipeline owns its stages and not the reverse.
         let owner = PipelineReference()
+        // A failure is logged here, in the work every request for the image shares, so ten
+        // requests waiting for one missing image log one line (each still counts in statistics).
         imageStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            try await owner.pipeline().loadImage(key, priority: priority)
+            let pipeline = try owner.pipeline()
+            do {
+                return try await pipeline.loadImage(key, priority: priority)
+            } catch let error as ImagePipelineError {
+                pipeline.logFailure(error, key: "\(key)")
+                throw error
+            }
         }
         processedStage = SingleFlightLoader(memoryCache: nil) { key, priority in
             try await owner.pipeline().processImage(key, priority: priority)
@@ -80,6 +89,17 @@ public final class ImagePipeline: Sendable {
         }
         dataStage = SingleFlightLoader(memoryCache: nil) { key, priority in
             try await owner.pipeline().loadData(key, priority: priority)
+        }
+        // ``data(for:)``'s requests share this stage over the data stage, so their failure is
+        // logged once too — and not by the data stage, which image requests share as well.
+        dataRequestStage = SingleFlightLoader(memoryCache: nil) { key, priority in
+            let pipeline = try owner.pipeline()
+            do {
+                return try await pipeline.value(from: pipeline.dataStage, for: key, priority: priority)
+            } catch let error as ImagePipelineError {
+                pipeline.logFailure(error, key: key.image.dataKey)
+                throw error
+            }
         }
         owner.set(self)
     }
@@ -92,8 +112,7 @@ public final class ImagePipeline: Sendable {
     ///   calling task is cancelled (work shared with other requests goes on for them).
     nonisolated(nonsending)
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        if let hit = memoryHit(for: request) { return hit }
-        return try await load(request, priority: nil, progress: nil, start: .now)
+        try await response(for: request, priority: nil, progress: nil)
     }
 
     /// Loads the image at `url` at full size.
@@ -111,11 +130,10 @@ public final class ImagePipeline: Sendable {
     public func data(for request: ImageRequest) async throws -> (data: Data, origin: ImageOrigin) {
         let key = StageKey(request).data
         do {
-            let fetched = try await value(from: dataStage, for: key, priority: LoadPriority(request.priority.taskPriority))
+            let fetched = try await value(from: dataRequestStage, for: key, priority: LoadPriority(request.priority.taskPriority))
             return (fetched.data, fetched.origin)
         } catch let error as ImagePipelineError {
             recorder.recordFailure(error)
-            logger.warning("failed", metadata: ["key": "\(request.dataKey)", "error": "\(error)", "kind": "\(error.kind)"])
             throw error
         }
     }
@@ -132,7 +150,7 @@ public final class ImagePipeline: Sendable {
         // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
         // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
         // joined that work when this returns — a list that stops the cell's prefetch on the next
-        // line leaves the load to the cell instead of cancelling it (seed 000).
+        // line leaves the load to the cell instead of cancelling it (the prefetching list).
         let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {
@@ -173,15 +191,38 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Returns once everything handed to the disk cache so far is written. Writes happen in the
-    /// background so loads never wait for them; call this before closing the disk cache or
-    /// exiting the process to keep what was loaded.
+    /// background so loads never wait for them; ``shutdown()`` does this too.
     public func flushDataCache() async {
         await dataCacheWriter?.flush()
+    }
+
+    /// Writes what waits for the disk cache, closes the disk cache (releasing its folder for
+    /// another pipeline or process) and empties the memory cache. Call it when the pipeline's
+    /// work is done — before exiting, or before opening a pipeline on the same cache folder.
+    ///
+    /// Requests made afterwards still load, from the network or local files, without the disk
+    /// cache. Calling it again does nothing more.
+    public func shutdown() async {
+        await dataCacheWriter?.close()
+        memoryCache?.removeAll()
     }
 
     /// Empties the memory cache.
     public func removeAllCachedImages() {
         memoryCache?.removeAll()
+    }
+
+    /// The memory cache's size now: how many images it holds and their cost in bytes of pixels
+    /// (at most ``Configuration/memoryCacheCostLimit``); zeros when it is disabled.
+    public var memoryCacheUsage: (count: Int, cost: Int) {
+        guard let memoryCache else { return (0, 0) }
+        let statistics = memoryCache.statistics
+        return (statistics.count, statistics.totalCost)
+    }
+
+    /// Logs a failure of shared work once, at the configured level.
+    func logFailure(_ error: ImagePipelineError, key: String) {
+        logger.log(level: configuration.failureLogLevel, "failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.kind)"])
     }
 
     /// What the pipeline has done so far.
@@ -246,8 +287,8 @@ public final class ImagePipeline: Sendable {
                 container: staged.container, request: request, origin: staged.origin,
                 isRevalidated: staged.isRevalidated, timings: timings, data: staged.data)
         } catch let error as ImagePipelineError {
+            // Logged once by the image stage; counted here, once per request.
             recorder.recordFailure(error)
-            logger.warning("failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.kind)"])
             throw error
         } catch {
             recorder.record(.cancellations)

@@ -2,7 +2,7 @@ import Foundation
 import LoupeCaching
 
 /// Loads images a list will show soon — the rows just below the screen — at low priority and a
-/// few at a time, so they are ready when they scroll into view (seed 000's prefetcher).
+/// few at a time, so they are ready when they scroll into view (the prefetching list's prefetcher).
 ///
 /// A prefetch is an ordinary pipeline request at ``priority``: when a cell asks for the same
 /// image while its prefetch runs, the cell joins that load and raises its priority to the
@@ -53,6 +53,18 @@ public final class ImagePrefetcher: Sendable {
         var nextOrder: UInt64 = 0
         var running: [ImagePipeline.ImageKey: Prefetch] = [:]
         var statistics = Statistics()
+        /// Prefetch tasks started and not yet ended (stopped ones included until their task
+        /// ends): what ``waitUntilIdle()`` waits for.
+        var tasksInFlight = 0
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterID: UInt64 = 0
+
+        /// The waiters to resume, when no task is left; emptied.
+        mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard tasksInFlight == 0 else { return [] }
+            defer { idleWaiters.removeAll() }
+            return Array(idleWaiters.values)
+        }
     }
 
     /// A prefetcher loading into `destination` through `pipeline`.
@@ -99,6 +111,7 @@ public final class ImagePrefetcher: Sendable {
                 guard state.running[key] == nil else { return nil }
                 defer { state.nextID += 1 }
                 state.statistics.started += 1
+                state.tasksInFlight += 1
                 state.running[key] = Prefetch(id: state.nextID)
                 return state.nextID
             }
@@ -152,6 +165,30 @@ public final class ImagePrefetcher: Sendable {
         set { queue.isPaused = newValue }
     }
 
+    /// Returns once no prefetch is waiting or loading: every one started so far has completed,
+    /// failed or been stopped (see ``statistics`` for which). Prefetches started while it waits
+    /// are waited for too. Returns at once when the caller's task is cancelled.
+    ///
+    /// While ``isPaused`` holds prefetches back, it waits for them to be resumed or stopped.
+    public func waitUntilIdle() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    guard state.tasksInFlight > 0, !Task.isCancelled else { return true }
+                    state.idleWaiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
     /// How many prefetches are waiting or loading now.
     public var pendingCount: Int { state.withLock { $0.running.count } }
 
@@ -178,10 +215,13 @@ public final class ImagePrefetcher: Sendable {
         } catch {
             outcome = \.failed
         }
-        state.withLock { state in
+        let idleWaiters = state.withLock { state in
             state.statistics[keyPath: outcome] += 1
             if state.running[key]?.id == id { state.running[key] = nil }
+            state.tasksInFlight -= 1
+            return state.takeIdleWaitersIfIdle()
         }
+        for waiter in idleWaiters { waiter.resume() }
     }
 
     private func key(for request: ImageRequest) -> ImagePipeline.ImageKey {

@@ -12,7 +12,7 @@ public enum ListChangeViolation: Error, Hashable, CustomStringConvertible {
 
     /// Sections after ≠ sections before + inserted − deleted.
     case sectionCountMismatch(before: Int, inserted: Int, deleted: Int, after: Int)
-    /// Items in a section after ≠ items before + inserted − deleted (seed 003's crash).
+    /// Items in a section after ≠ items before + inserted − deleted (the sectioned menu's crash).
     case itemCountMismatch(section: Int, before: Int, inserted: Int, deleted: Int, after: Int)
     /// A section index outside the list (before the change for deletions and reloads, after it
     /// for insertions).

@@ -1,5 +1,5 @@
 /// Runs one async operation per input, a bounded number at a time, and hands the outputs back in
-/// input order (seed 004: load every poster of a feed concurrently, keep the feed's order).
+/// input order (the poster feed: load every poster of a feed concurrently, keep the feed's order).
 ///
 /// Generic over what goes in and what comes out — feed entries, URLs, requests — so it needs
 /// nothing from images. Three ways to take the results:
@@ -38,7 +38,7 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
 
     /// What ``run(failurePolicy:progress:)`` does when an operation fails.
     public enum FailurePolicy: Sendable, Hashable {
-        /// Leave failed items out and return the others, in order (seed 004).
+        /// Leave failed items out and return the others, in order (the poster feed).
         case dropFailed
         /// On the first failure, cancel what still runs, start nothing more and throw that
         /// failure's error.
@@ -63,7 +63,7 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
     }
 
     /// The same batch with `transform` applied to each output as soon as it exists, inside the
-    /// item's own concurrent work (seed 004: poster → dominant colour → background colour). An
+    /// item's own concurrent work (the poster feed: poster → dominant colour → background colour). An
     /// error thrown by `transform` fails the item like an error of the operation.
     public func map<NewOutput: Sendable>(
         _ transform: @escaping @Sendable (Input, Output) async throws -> NewOutput

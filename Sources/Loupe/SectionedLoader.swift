@@ -1,5 +1,5 @@
 /// Loads a list made of sections, each from its own source, and publishes the list as it fills
-/// (seed 003: a shop's main, soup and side dishes, each behind its own request).
+/// (the sectioned menu: a shop's main, soup and side dishes, each behind its own request).
 ///
 /// Every source starts at once. The snapshots, in order: first every section with its
 /// placeholders, then one snapshot per section as its data (or error) arrives — whichever

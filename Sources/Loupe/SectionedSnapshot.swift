@@ -2,7 +2,7 @@
 /// snapshot before: what a ``SectionedLoader`` publishes.
 ///
 /// Data and change travel together, so a consumer that applies each snapshot's ``change`` while
-/// it switches to that snapshot's ``sections`` always finds them in agreement (seed 003's
+/// it switches to that snapshot's ``sections`` always finds them in agreement (the sectioned menu's
 /// "invalid number of items in section" came from applying them on different turns).
 public struct SectionedSnapshot<SectionID: Hashable & Sendable, Item: Sendable>: Sendable {
     /// What a section shows.

@@ -1,13 +1,14 @@
 import Foundation
 import Loupe
 import LoupeLoading
+import LoupeSimulation
 import LoupeProcessing
 import LoupeTestSupport
 
 /// Lists against a loopback nginx with 50 ms of latency added before every request (a
 /// `DelayedDataLoader` sleeping in front of AsyncHTTPClient, inside the pipeline's download slot,
 /// as a distant server holds a connection):
-/// - seed 004's feed of 200 posters, each turned into a background colour: one by one (the
+/// - the poster feed: 200 posters, each turned into a background colour: one by one (the
 ///   seed's first version) vs an ordered batch at concurrency 8 (collected and streamed) vs the
 ///   ideal ⌈200 / 8⌉ × 50 ms (target: within 10 %);
 /// - the scroll simulation at two speeds: cells ready on display (target ≥ 95 % at the slower),
@@ -41,7 +42,7 @@ enum ListsBenchmark {
         let server = try NginxServer.start(files: files)
         defer { server.stop() }
         let feed = (0..<feedCount).map { Entry(id: $0, posterURL: server.url("posters/\($0).jpg")) }
-        print(String(format: "-- seed 004 feed: %d posters (200x300 JPEG) → dominant colour → background, 50 ms origin latency, medians of %d runs",
+        print(String(format: "-- the poster feed: %d posters (200x300 JPEG) → dominant colour → background, 50 ms origin latency, medians of %d runs",
                      feedCount, repeats))
 
         /// A pipeline with nothing cached and room for `concurrency` downloads (the default is 6).
@@ -54,7 +55,7 @@ enum ListsBenchmark {
             Cell(id: entry.id, background: try poster.bitmap.dominantColor().backgroundColor)
         }
 
-        // Seed 004's first version: one poster after the other.
+        // The poster feed's first version: one poster after the other.
         let sequential = try await seconds("sequential (one by one)") {
             let pipeline = pipeline()
             var cells: [Cell] = []

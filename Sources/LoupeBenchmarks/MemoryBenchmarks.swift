@@ -1,7 +1,7 @@
 import Foundation
 import LoupeCaching
 
-/// Memory cache and single-flight loader against `NSCache`, the seeds' own designs, and a CLOCK
+/// Memory cache and single-flight loader against `NSCache`, the designs it replaces (NSCache + actor, an actor downloader), and a CLOCK
 /// variant of the eviction policy.
 func runMemoryBenchmarks() async throws {
     let keyCount = 1_024
@@ -64,10 +64,10 @@ func runMemoryBenchmarks() async throws {
     let loaderHit = try await Measurement.run("SingleFlightLoader.value(for:) hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(try await loader.value(for: urls[i & (keyCount - 1)])) }
     }
-    let seed002Hit = await Measurement.run("seed 002 ImageCacheManager hit (NSCache + actor)", operations: asyncOperations) {
+    let seed002Hit = await Measurement.run("NSCache + actor ImageCacheManager hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(await seed002.loadImage(for: urls[i & (keyCount - 1)])) }
     }
-    let seed001Hit = await Measurement.run("seed 001 ImageDownloader actor hit", operations: asyncOperations) {
+    let seed001Hit = await Measurement.run("actor ImageDownloader hit", operations: asyncOperations) {
         for i in 0..<asyncOperations { blackHole(await seed001.image(from: urls[i & (keyCount - 1)])) }
     }
     printRatio(loaderHit, against: seed002Hit, target: 10)

@@ -8,7 +8,7 @@ final class CachedObject: Sendable {
     init(bytes: Int) { self.bytes = bytes }
 }
 
-/// Seed 002's final `ImageCacheManager`: a shared `NSCache<NSString, _>` checked first (the
+/// The final `ImageCacheManager` of ten views, one image: a shared `NSCache<NSString, _>` checked first (the
 /// `String` key converted to `NSString` on every call, as the seed does), then an
 /// `OngoingTaskStore` actor holding the in-flight `Task`s by URL.
 final class Seed002ImageCacheManager: @unchecked Sendable {
@@ -44,7 +44,7 @@ final class Seed002ImageCacheManager: @unchecked Sendable {
     }
 }
 
-/// Seed 001's `ImageDownloader` actor (WWDC21), with its fix: the cache lives inside the actor,
+/// The reentrancy race's `ImageDownloader` actor (WWDC21), with its fix: the cache lives inside the actor,
 /// so every lookup, hit or not, is an actor call.
 actor Seed001ImageDownloader {
     private var cache: [String: CachedObject] = [:]

@@ -6,16 +6,17 @@ import LoupeCaching
 import LoupeCodecs
 import LoupeOrigin
 import LoupeProcessing
+import LoupeSimulation
 
-/// `loupe demo`: the seeds' scenarios against an origin server embedded in the process (on a
+/// `loupe demo`: the scenarios Loupe was built for (ARCHITECTURE.md) against an origin server embedded in the process (on a
 /// free loopback port, with latency), with nothing to install or configure: ten views asking for
-/// one image at once (seed 002), a list scrolled with prefetching (seed 000), a feed processed
-/// into background colours in order (seed 004), a menu whose sections fill in as their requests
-/// answer (seed 003). Prints what the pipeline did.
+/// one image at once (ten views, one image), a list scrolled with prefetching (the prefetching list), a feed processed
+/// into background colours in order (the poster feed), a menu whose sections fill in as their requests
+/// answer (the sectioned menu). Prints what the pipeline did.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run the seeds' scenarios against an embedded local origin and report what the pipeline did.")
+        abstract: "Run the scenarios Loupe was built for (ARCHITECTURE.md) against an embedded local origin and report what the pipeline did.")
 
     @Option(help: ArgumentHelp("Origin latency per request, in milliseconds.", valueName: "ms"))
     var latency = 50
@@ -52,7 +53,7 @@ struct DemoCommand: AsyncParsableCommand {
         let disk = try DiskCache(directory: cacheFolder)
         let pipeline = ImagePipeline(configuration: Self.configuration(disk: disk))
 
-        // Seed 002: ten image views ask for one menu image at the same moment.
+        // Ten views, one image: ten image views ask for one menu image at the same moment.
         let menuURL = origin.url("/menu/burger.jpg")
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -60,12 +61,12 @@ struct DemoCommand: AsyncParsableCommand {
             try await group.waitForAll()
         }
         let menuRequests = origin.requestCount(for: "/menu/burger.jpg")
-        print("1. ten views, one image (seed 002): \(menuRequests) request\(menuRequests == 1 ? "" : "s") to the origin, "
+        print("1. ten views, one image: \(menuRequests) request\(menuRequests == 1 ? "" : "s") to the origin, "
               + "10 images in \(Self.format(start.duration(to: .now)))")
         var checks = DemoChecks()
         checks.expect(menuRequests == 1, "ten views of one image made \(menuRequests) requests, not 1")
 
-        // Seed 000: a list scrolled at a steady speed, prefetching ahead of the screen.
+        // The prefetching list: a list scrolled at a steady speed, prefetching ahead of the screen.
         var scroll = ScrollSimulation.Configuration(cellCount: cells, speed: speed)
         scroll.thumbnail = 128
         let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 4)
@@ -73,14 +74,14 @@ struct DemoCommand: AsyncParsableCommand {
         let report = await ScrollSimulation(configuration: scroll).run(
             pipeline: pipeline, prefetcher: prefetcher, urls: urls,
             originRequests: { origin.requestCount(for: $0.path) })
-        print(String(format: "2. a list of %d cells scrolled at %.0f cells/s with prefetching (seed 000): %.1f %% of cells had their image when they appeared",
+        print(String(format: "2. a list of %d cells scrolled at %.0f cells/s with prefetching: %.1f %% of cells had their image when they appeared",
                      cells, speed, report.readyShare * 100))
         print("   \(report.originRequests) origin requests, \(report.duplicateDownloads) duplicates, \(report.wastedDownloads) wasted, "
               + "peak memory cache \(ByteCount.format(report.peakMemoryCacheBytes)), "
               + "prefetches \(prefetcher.statistics.completed) done / \(prefetcher.statistics.cancelled) stopped")
         checks.expect(report.duplicateDownloads == 0, "the scrolled list downloaded \(report.duplicateDownloads) images twice")
 
-        // Seed 004: a feed of posters turned into background colours, in feed order, failures dropped.
+        // The poster feed: a feed of posters turned into background colours, in feed order, failures dropped.
         let feed = (0..<feedItems).map { FeedItem(id: $0, poster: origin.url(DemoImages.posterPath($0))) }
         let sequentialStart = ContinuousClock.now
         var sequential: [FeedCell] = []
@@ -96,7 +97,7 @@ struct DemoCommand: AsyncParsableCommand {
         }.run(failurePolicy: .dropFailed)
         let batchTime = batchStart.duration(to: .now)
         let failed = feed.count - cellsInOrder.count
-        print("3. a feed of \(feed.count) posters to background colours (seed 004): ordered batch of 8 in \(Self.format(batchTime)), "
+        print("3. a feed of \(feed.count) posters to background colours: ordered batch of 8 in \(Self.format(batchTime)), "
               + "one by one \(Self.format(sequentialTime)) (\(String(format: "%.1f", sequentialTime / batchTime))× faster); "
               + "\(cellsInOrder.count) cells in feed order, \(failed) failed posters dropped, same result: \(cellsInOrder == sequential)")
         for cell in cellsInOrder.prefix(3) {
@@ -105,7 +106,7 @@ struct DemoCommand: AsyncParsableCommand {
         checks.expect(cellsInOrder == sequential, "the ordered batch's feed differs from the one-by-one feed")
         checks.expect(cellsInOrder.map(\.id) == cellsInOrder.map(\.id).sorted(), "the feed lost its order")
 
-        // Seed 002 again: the app restarts (a new pipeline, the memory cache gone) and the user
+        // Ten views, one image again: the app restarts (a new pipeline, the memory cache gone) and the user
         // opens the list once more; the disk cache answers without asking the origin.
         await pipeline.flushDataCache()
         let statistics = pipeline.statistics
@@ -113,22 +114,22 @@ struct DemoCommand: AsyncParsableCommand {
         // Cells that scrolled away before their image arrived cancelled their loads: those were
         // never stored, and are the only ones the origin should be asked for again.
         let stored = revisit.filter { disk.containsFreshEntry(forKey: $0.absoluteString) }.count
-        disk.close()
+        await pipeline.shutdown()
         let before = origin.totalRequests
         let reopened = try DiskCache(directory: cacheFolder)
         let restarted = ImagePipeline(configuration: Self.configuration(disk: reopened))
         for url in revisit { _ = try await restarted.image(for: ImageRequest(url: url, thumbnail: 128)) }
         let revisitRequests = origin.totalRequests - before
-        print("4. after a restart, the first \(revisit.count) cells again (seed 002): \(restarted.statistics.diskHits) from the disk cache, "
+        print("4. after a restart, the first \(revisit.count) cells again: \(restarted.statistics.diskHits) from the disk cache, "
               + "\(revisitRequests) request\(revisitRequests == 1 ? "" : "s") to the origin")
         checks.expect(restarted.statistics.diskHits == stored && revisitRequests == revisit.count - stored,
                       "after a restart, \(restarted.statistics.diskHits) of the \(stored) images on disk were served from it")
-        reopened.close()
+        await restarted.shutdown()
 
-        // Seed 003: a menu in three sections, each from its own request, filling in as they answer.
+        // The sectioned menu: a menu in three sections, each from its own request, filling in as they answer.
         let menu = await ShopMenuDemo(pipeline: ImagePipeline(configuration: Self.configuration(disk: nil)), origin: origin).run()
         let order = menu.settled.map { "\($0.menu.rawValue) \($0.failed ? "failed" : "loaded") at \(Self.format($0.after))" }
-        print("5. a menu in three sections, each from its own request (seed 003): \(order.joined(separator: ", ")); "
+        print("5. a menu in three sections, each from its own request: \(order.joined(separator: ", ")); "
               + "\(menu.snapshots) snapshots, items per section \(menu.finalCounts), "
               + (menu.violation.map { "list view rejected: \($0)" } ?? "every change valid, each section with its own dishes"))
         checks.expect(menu.violation == nil, "the sectioned menu: \(menu.violation.map(String.init(describing:)) ?? "")")
@@ -157,7 +158,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// What the demo promises; any broken promise makes it exit 1, so running it checks the seeds.
+/// What the demo promises; any broken promise makes it exit 1, so running it checks the scenarios (ARCHITECTURE.md).
 private struct DemoChecks {
     private var failures: [String] = []
 
@@ -175,12 +176,12 @@ private struct DemoChecks {
     }
 }
 
-/// A feed entry of seed 004: an exhibition with a poster.
+/// A feed entry of the poster feed: an exhibition with a poster.
 private struct FeedItem: Sendable {
     let id: Int
     let poster: URL
 
-    /// The processed cell: the poster's dominant colour and seed 004's background colour.
+    /// The processed cell: the poster's dominant colour and the poster feed's background colour.
     func cell(pipeline: ImagePipeline) async throws -> FeedCell {
         let response = try await pipeline.image(for: ImageRequest(url: poster, thumbnail: 256))
         let dominant = try response.bitmap.dominantColor()

@@ -4,7 +4,7 @@ import LoupeOrigin
 
 /// What `loupe demo`'s origin serves: JPEGs generated on first request (each path its own
 /// colours), with every seventh poster of the feed missing and every eleventh an HTML page
-/// served as `image/jpeg`, the failures seed 004's feed must drop.
+/// served as `image/jpeg`, the failures the poster feed must drop.
 actor DemoImages {
     private var encoded: [String: Data] = [:]
 

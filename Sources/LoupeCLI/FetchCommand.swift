@@ -42,7 +42,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("JPEG / WebP quality of written images, 1-100.", valueName: "1-100"))
     var quality = 85
 
-    @Flag(help: "Report the dominant colour (exactly colorthief's, from the full-size pixels), seed 004's background colour and a palette.")
+    @Flag(help: "Report the dominant colour (exactly colorthief's, from the full-size pixels), the poster feed's background colour and a palette.")
     var colors = false
 
     @Flag(help: "Like --colors, from the downscaled decode: faster, typically within a few units of the exact colours.")
@@ -134,8 +134,7 @@ struct FetchCommand: AsyncParsableCommand {
         let stems = OutputNames.stems(for: unique)
         let distinctSources = unique
 
-        let disk = openDiskCache()
-        let pipeline = makePipeline(disk: disk)
+        let pipeline = makePipeline(disk: openDiskCache())
         let fetcher = Fetcher(pipeline: pipeline, options: FetchOptions(
             thumbnail: thumbnail, outputDirectory: outputDirectory, format: format, quality: quality,
             colors: fastColors ? .fast : colors ? .exact : nil, paletteSize: paletteSize,
@@ -167,8 +166,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         progress.finish()
-        await pipeline.flushDataCache()
-        disk?.close()
+        await pipeline.shutdown()
         if failures > 0 { throw ExitCode(1) }
     }
 

@@ -30,11 +30,11 @@ struct FetchedImage: Sendable, Equatable {
     var path: String?
 }
 
-/// Seed 004's colours of an image.
+/// The poster feed's colours of an image.
 struct ImageColors: Sendable, Equatable {
     /// ColorThief's dominant colour; `nil` when there are no usable pixels.
     var dominant: RGBColor?
-    /// Seed 004's background: the dominant hue at saturation 0.08, brightness 0.95.
+    /// The poster feed's background: the dominant hue at saturation 0.08, brightness 0.95.
     var background: RGBColor? { dominant?.backgroundColor }
     /// The palette, largest box first; empty when there are no usable pixels.
     var palette: [RGBColor]

@@ -99,31 +99,18 @@ struct Fetcher: Sendable {
         return derived
     }
 
-    /// Exact: the full-size first frame as stored (unrotated, 16-bit samples cut to their high
-    /// byte as Pillow does), every 10th pixel — the pixels and sampling `colorthief` uses. Fast: a downscaled decode, every pixel — the pipeline's
-    /// thumbnail when it is at least the processing module's fast size (256 px, where its
-    /// deviation from exact is measured), else the data decoded shrunk to that size.
+    /// Exact: ColorThief's pixels and sampling. Fast: a decode shrunk to at least the
+    /// processing module's fast size (256 px, where its deviation from exact is measured) —
+    /// the pipeline's thumbnail when it is that large — every pixel sampled. The choice is
+    /// `DominantColorExtractor`'s, shared with the library.
     private static func colors(of container: ImageContainer, data: Data, mode: ColorMode, options: FetchOptions) throws -> ImageColors {
-        let pixels: Bitmap
-        let quality: Int
-        switch mode {
-        case .exact:
-            pixels = try ImageDecoder().decode(data, options: DecodingOptions(
-                firstFrameOnly: true, limits: options.decodingLimits, sixteenBitReduction: .highByte)).bitmap
-            quality = 10
-        case .fast:
-            let fastSize = 256
-            pixels = (options.thumbnail ?? 0) >= fastSize ? container.bitmap : try ImageDecoder().decode(
-                data, options: DecodingOptions(maxPixelSize: fastSize, firstFrameOnly: true, limits: options.decodingLimits)).bitmap
-            // A decode that could not shrink (small images, PNG, GIF) is sampled as the exact
-            // mode samples; a shrunk one already averaged its pixels, so every one is used.
-            let isShrunk = pixels.width * pixels.height < container.metadata.width * container.metadata.height
-            quality = isShrunk ? 1 : 10
+        let extractor = DominantColorExtractor(mode: mode == .exact ? .exact : .fastDefault, limits: options.decodingLimits)
+        let thumbnail = options.thumbnail.map {
+            DominantColorExtractor.Thumbnail(bitmap: container.bitmap, maxPixelSize: $0, metadata: container.metadata)
         }
+        let sample = try extractor.sample(of: data, thumbnail: thumbnail)
         do {
-            return ImageColors(
-                dominant: try pixels.dominantColor(quality: quality),
-                palette: try pixels.palette(count: options.paletteSize, quality: quality))
+            return ImageColors(dominant: try sample.dominantColor(), palette: try sample.palette(count: options.paletteSize))
         } catch .noUsablePixels {
             return ImageColors(dominant: nil, palette: [])
         }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `loupe`: the Loupe pipeline on the command line — fetch images and make thumbnails, colours
-/// and placeholders (`fetch`), see the seeds' list scenarios run against a local origin
+/// and placeholders (`fetch`), see the list scenarios it was built for run against a local origin
 /// (`demo`), and look after the disk cache (`cache`).
 ///
 /// Exit status, for every subcommand: 0 when everything succeeded, 1 when some work failed (the

@@ -2,13 +2,13 @@ import Foundation
 import Loupe
 import LoupeOrigin
 
-/// Step 5 of `loupe demo` (seed 003): a side-dish shop's menu in three sections — main, soup,
+/// Step 5 of `loupe demo` (the sectioned menu): a side-dish shop's menu in three sections — main, soup,
 /// side — each behind its own request, loaded with ``SectionedLoader`` and applied snapshot by
 /// snapshot to a ``ListChangeValidator``, the model of a list view that rejects what UIKit would.
 ///
 /// The sections answer out of list order (soup first, then side, which fails, then main), so a
 /// snapshot that put a section's data in another section, or a change that did not match its
-/// data, shows as a failed check. The seed's bug was exactly that kind of mismatch, and a release
+/// data, shows as a failed check. The sectioned menu's original bug was exactly that kind of mismatch, and a release
 /// build of an earlier loader produced another (README, "Known toolchain issues").
 struct ShopMenuDemo {
     enum Menu: String, Hashable, Sendable, CaseIterable { case main, soup, side }

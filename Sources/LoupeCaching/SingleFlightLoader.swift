@@ -3,15 +3,15 @@ import Synchronization
 /// Loads values by key with at most one load in flight per key, shared by every caller that asks
 /// for that key while it runs, and keeps the results in a ``MemoryCache``.
 ///
-/// This is the machinery the seeds build by hand with an actor and a dictionary of `Task`s
-/// (seed 000's `Prefetcher`, seed 002's `OngoingTaskStore`), without their pitfalls:
+/// This is the machinery apps build by hand with an actor and a dictionary of `Task`s
+/// (the prefetching list's `Prefetcher`, the `OngoingTaskStore` of ten views, one image), without their pitfalls:
 /// - A memory hit is a synchronous lookup under a lock: no actor hop, no suspension.
-/// - Ten callers for one key start one load and all get its result (seed 002). There is no
+/// - Ten callers for one key start one load and all get its result (ten views, one image). There is no
 ///   window in which a second load for the same key can start, so a slower duplicate can never
-///   overwrite a result (seed 001).
+///   overwrite a result (the reentrancy race).
 /// - A caller that is cancelled stops waiting at once with `CancellationError`; the shared load is
 ///   cancelled only when no caller (and no prefetch) still wants it. Cancelling a prefetch does
-///   not fail a caller that joined it (seed 000).
+///   not fail a caller that joined it (the prefetching list).
 /// - The load runs at the highest priority among its waiters and is escalated when a
 ///   higher-priority caller joins (a visible cell joining a background prefetch).
 ///

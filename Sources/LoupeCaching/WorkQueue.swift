@@ -9,17 +9,6 @@
 /// A waiter whose task is cancelled leaves the queue at once with `CancellationError` and
 /// never runs. Generic: it knows nothing of what the work is (downloads, decodes).
 package final class WorkQueue: Sendable {
-    /// At most this many requests per second, with bursts of up to `burst` at once.
-    package struct RateLimit: Sendable, Equatable {
-        package var requestsPerSecond: Double
-        package var burst: Int
-
-        package init(requestsPerSecond: Double, burst: Int) {
-            self.requestsPerSecond = requestsPerSecond
-            self.burst = burst
-        }
-    }
-
     private struct Waiter {
         /// Unique per waiter: how a cancelled waiter is found.
         let sequence: UInt64

@@ -1,6 +1,6 @@
 import LoupeCodecs
 
-/// Dominant colour and palette, the one place the colour algorithm lives (seed 004 asks for
+/// Dominant colour and palette, the one place the colour algorithm lives (the poster feed asks for
 /// exactly that, so it can be swapped without touching callers). Both give the colours the
 /// Python package `colorthief` 0.2.1 gives for the same pixels: same sampling, same
 /// histogram, same median cut, same integer colours.

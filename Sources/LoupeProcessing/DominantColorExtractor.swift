@@ -49,17 +49,71 @@ public struct DominantColorExtractor: Sendable {
     /// - Throws: `ImageCodecError` when the data cannot be decoded,
     ///   `ColorExtractionError.noUsablePixels` when no pixel is opaque and non-white.
     public func dominantColor(of data: Data) throws -> RGBColor {
+        try sample(of: data).dominantColor()
+    }
+
+    /// A decode of the data that the caller holds already (a pipeline's thumbnail, say), which
+    /// `.fast` samples instead of decoding again when it is at least as large as it needs.
+    public struct Thumbnail: Sendable {
+        /// The pixels, orientation applied or not.
+        public var bitmap: Bitmap
+        /// The longest side it was decoded to fit.
+        public var maxPixelSize: Int
+        /// The source's header, for its full size.
+        public var metadata: ImageMetadata
+
+        /// A decode of `metadata`'s image to fit `maxPixelSize`.
+        public init(bitmap: Bitmap, maxPixelSize: Int, metadata: ImageMetadata) {
+            self.bitmap = bitmap
+            self.maxPixelSize = maxPixelSize
+            self.metadata = metadata
+        }
+    }
+
+    /// The pixels the mode reads from `data` and how densely it samples them: the one place
+    /// that decides, for this type and for `loupe fetch --colors`/`--fast-colors`.
+    ///
+    /// - Parameter thumbnail: used by `.fast` in place of a decode when it was decoded to fit at
+    ///   least `maxPixelSize`; `.exact` always decodes the stored pixels.
+    public func sample(of data: Data, thumbnail: Thumbnail? = nil) throws -> ColorSample {
         switch mode {
         case .exact:
             let image = try decoder.decode(data, options: DecodingOptions(firstFrameOnly: true, limits: limits, sixteenBitReduction: .highByte))
-            return try image.bitmap.dominantColor(quality: 10)
+            return ColorSample(bitmap: image.bitmap, quality: 10)
         case let .fast(maxPixelSize):
-            let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: max(1, maxPixelSize),
-                                                                          firstFrameOnly: true, limits: limits))
-            // A shrunk decode already averaged its pixels: use them all. A full-size one is
-            // the exact case.
-            let shrunk = image.bitmap.width < image.metadata.width || image.bitmap.height < image.metadata.height
-            return try image.bitmap.dominantColor(quality: shrunk ? 1 : 10)
+            let bitmap: Bitmap
+            let metadata: ImageMetadata
+            if let thumbnail, thumbnail.maxPixelSize >= maxPixelSize {
+                (bitmap, metadata) = (thumbnail.bitmap, thumbnail.metadata)
+            } else {
+                let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: max(1, maxPixelSize),
+                                                                              firstFrameOnly: true, limits: limits))
+                (bitmap, metadata) = (image.bitmap, image.metadata)
+            }
+            // A shrunk decode already averaged its pixels: use them all. A full-size one (small
+            // images; PNG and GIF, which cannot shrink while decoding) is the exact case.
+            // Compared by area, so a bitmap turned upright by its EXIF orientation counts right.
+            let shrunk = bitmap.width * bitmap.height < metadata.width * metadata.height
+            return ColorSample(bitmap: bitmap, quality: shrunk ? 1 : 10)
         }
+    }
+}
+
+/// Pixels to take colours from and ColorThief's `quality` for them (every `quality`-th pixel is
+/// sampled), as ``DominantColorExtractor/sample(of:thumbnail:)`` chose them.
+public struct ColorSample: Sendable {
+    /// The pixels.
+    public let bitmap: Bitmap
+    /// The sampling step: 10 for ColorThief's own, 1 for a decode that shrank.
+    public let quality: Int
+
+    /// The dominant colour of the sample.
+    public func dominantColor() throws(ColorExtractionError) -> RGBColor {
+        try bitmap.dominantColor(quality: quality)
+    }
+
+    /// Up to `count` colours of the sample, most common first.
+    public func palette(count: Int) throws(ColorExtractionError) -> [RGBColor] {
+        try bitmap.palette(count: count, quality: quality)
     }
 }

@@ -23,7 +23,7 @@ import Testing
             "big.bin": TestFiles.noise(3 << 20),
             "medium.bin": TestFiles.noise(200_000),
         ])
-        folder = try TemporaryFolder()
+        folder = try TemporaryFolder.created()
     }
 
     deinit {

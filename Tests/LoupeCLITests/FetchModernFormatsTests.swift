@@ -8,7 +8,7 @@ import Testing
 @Suite final class FetchModernFormatsTests: Sendable {
     let folder: TemporaryFolder
 
-    init() throws { folder = try TemporaryFolder() }
+    init() throws { folder = try TemporaryFolder.created() }
 
     deinit { folder.remove() }
 

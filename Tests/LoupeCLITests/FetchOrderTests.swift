@@ -12,7 +12,7 @@ import Testing
         let count = 40
         let latencies = (0..<count).map { _ in Duration.milliseconds(Int64(random.next() % 150)) }
         let image = try TestImage.jpeg(width: 64, height: 48)
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryFolder.created()
         defer { folder.remove() }
         try await OriginServer.run(handler: { request in
             guard let index = Int(request.path.dropFirst("/".count).prefix { $0.isNumber }), index < count else {

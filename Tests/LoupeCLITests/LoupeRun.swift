@@ -97,16 +97,3 @@ struct LoupeRun: Sendable {
             standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 }
-
-/// A fresh temporary folder, removed by `remove()`.
-struct TemporaryFolder: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cli-\(UUID().uuidString)")
-
-    init() throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}

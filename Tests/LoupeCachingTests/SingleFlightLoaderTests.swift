@@ -5,7 +5,7 @@ import Testing
 private struct Unreachable: Error, Equatable {}
 
 @Suite struct SingleFlightLoaderTests {
-    /// Seed 002: ten image views ask for the same menu image at once → one download, ten results.
+    /// Ten views, one image: ten image views ask for the same menu image at once → one download, ten results.
     @Test func tenViewsForOneURLDownloadOnce() async throws {
         let downloads = Counter()
         let gate = Gate()
@@ -51,7 +51,7 @@ private struct Unreachable: Error, Equatable {}
         #expect(loader.loadsInFlight == 0)
     }
 
-    /// Seed 001: the first download is slow; a second call for the same URL arrives across the
+    /// The reentrancy race: the first download is slow; a second call for the same URL arrives across the
     /// `await`. It must join, not download again, and nothing overwrites the first result.
     @Test func secondCallerDuringSlowLoadJoinsInsteadOfOverwriting() async throws {
         let loads = Counter()
@@ -72,7 +72,7 @@ private struct Unreachable: Error, Equatable {}
         #expect(loader.cachedValue(for: "image") == 1)
     }
 
-    /// Seed 000: the cell needs the data while its prefetch runs; it joins, then the prefetch is
+    /// The prefetching list: the cell needs the data while its prefetch runs; it joins, then the prefetch is
     /// cancelled because the row scrolled away and back. The cell still gets its value.
     @Test func cellJoiningARunningPrefetchSurvivesThePrefetchBeingCancelled() async throws {
         let loads = Counter()
@@ -329,7 +329,7 @@ private struct Unreachable: Error, Equatable {}
     }
 }
 
-/// Seed 000's second resource: reverse-geocoding a coordinate into a place name with the same
+/// The prefetching list's second resource: reverse-geocoding a coordinate into a place name with the same
 /// machinery, cached by text length (the seed gave text a 5 MB cost limit).
 @Suite struct NonImageResourceTests {
     struct Coordinate: Hashable, Sendable {

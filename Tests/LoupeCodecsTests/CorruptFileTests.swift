@@ -22,8 +22,11 @@ import Testing
     @Test(arguments: modified)
     func survivesRandomlyModifiedFiles(path: String) throws {
         do {
+            // An image that decodes stays within the limits checked from its header.
             let image = try decodeCorpus(path)
-            #expect(image.bitmap.width > 0)
+            let limits = DecodingLimits()
+            #expect(image.bitmap.width * image.bitmap.height <= limits.maxPixelCount, "\(path)")
+            #expect(image.frames.count <= limits.maxFrameCount, "\(path)")
         } catch is ImageCodecError {
             // Refusal is a valid outcome.
         }

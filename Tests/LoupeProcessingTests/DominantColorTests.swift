@@ -85,7 +85,7 @@ import LoupeProcessing
     }
 }
 
-/// Seed 004's background colour.
+/// The poster feed's background colour.
 @Suite struct BackgroundColorTests {
     @Test func keepsHueAtLowSaturationAndHighBrightness() {
         // Hue 0: (v, v(1-s), v(1-s)) = (0.95, 0.874, 0.874) * 255 = (242.25, 222.87, 222.87).

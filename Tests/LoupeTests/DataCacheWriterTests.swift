@@ -1,6 +1,7 @@
 import Foundation
 import LoupeCaching
 import Logging
+import LoupeTestSupport
 import Testing
 @testable import Loupe
 

@@ -6,7 +6,7 @@ import LoupeTestSupport
 import Testing
 @testable import Loupe
 
-/// Seed 004's feed ("PLAIN"): every entry's poster loaded concurrently from a real nginx, its
+/// The poster feed (an exhibition app's): every entry's poster loaded concurrently from a real nginx, its
 /// dominant colour turned into a background colour, the feed's order kept, entries whose poster
 /// failed (404, an HTML page served as a JPEG) dropped. The README's example is this test.
 @Suite struct FeedBatchTests {

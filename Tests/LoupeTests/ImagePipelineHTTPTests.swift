@@ -48,6 +48,23 @@ import Testing
         #expect(server.requestCount(for: "/photo.jpg") == 1)
     }
 
+    @Test func shutdownReleasesTheFolderForASecondPipelineWhichServesWhatTheFirstLoaded() async throws {
+        let url = server.url("photo.jpg")
+        let (first, _) = try makePipeline(folder: folder, date: date)
+        #expect(try await first.image(for: url).origin == .network)
+        // Open, the first pipeline's cache holds the folder.
+        #expect(throws: DiskCacheError.self) { _ = try makePipeline(folder: folder, date: date) }
+        await first.shutdown()
+        #expect(first.memoryCacheUsage.count == 0)
+        let (second, _) = try makePipeline(folder: folder, date: date)
+        #expect(try await second.image(for: url).origin == .disk)
+        #expect(server.requestCount(for: "/photo.jpg") == 1)
+        // The first pipeline still answers, from the network, without its (closed) disk cache.
+        #expect(try await first.image(for: url).origin == .network)
+        await first.shutdown()
+        await second.shutdown()
+    }
+
     @Test func aRestartedPipelineServesTheDiskCacheWithoutARequest() async throws {
         let url = server.url("photo.jpg")
         do {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LoupeCaching
 import LoupeLoading
 import LoupeOrigin
 import LoupeProcessing
@@ -59,6 +60,67 @@ import Testing
             #expect(entries[0].metadata["key"] == "\(url.absoluteString) | loupe.thumbnail(full)")
             #expect(entries[0].metadata["kind"] == "httpStatus")
             #expect(entries[0].metadata["error"]?.contains("404") == true)
+        }
+    }
+
+    /// Runs `body` with an origin that answers 404 once `gate` opens, and a pipeline logging at
+    /// info into `store`, configured further by `configure`.
+    func withHeld404(
+        configure: @escaping (inout ImagePipeline.Configuration) -> Void = { _ in },
+        _ body: (OriginServer, ImagePipeline, Gate, CapturingLogHandler.Store) async throws -> Void
+    ) async throws {
+        let gate = Gate()
+        try await OriginServer.run(handler: { _ in
+            await gate.waitIgnoringCancellation()
+            return .status(404)
+        }) { origin in
+            let store = CapturingLogHandler.Store()
+            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
+                $0.logger = CapturingLogHandler.logger(level: .info, store: store)
+                configure(&$0)
+            }
+            try await body(origin, pipeline, gate, store)
+        }
+    }
+
+    @Test func aFailureSharedByTenRequestsIsLoggedOnceAtTheConfiguredLevel() async throws {
+        try await withHeld404(configure: { $0.failureLogLevel = .error }) { origin, pipeline, gate, store in
+            let request = ImageRequest(url: origin.url("/missing.jpg"))
+            // Called from a nonisolated context, each task has joined the shared load when
+            // `imageTask` returns; the origin holds the 404 until all ten have.
+            let tasks = (0..<10).map { _ in pipeline.imageTask(with: request) }
+            gate.open()
+            for task in tasks {
+                await #expect(throws: ImagePipelineError.self) { try await task.response }
+            }
+            #expect(pipeline.statistics.loadsStarted == 1)
+            #expect(pipeline.statistics.failures == ["httpStatus": 10])
+            let entries = store.all
+            #expect(entries.count == 1)
+            #expect(entries.first?.level == .error)
+            #expect(entries.first?.message == "failed")
+            #expect(entries.first?.metadata["kind"] == "httpStatus")
+        }
+    }
+
+    @Test func aFailedDataRequestIsLoggedOnce() async throws {
+        try await withHeld404 { origin, pipeline, gate, store in
+            let url = origin.url("/missing.jpg")
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { _ = try? await pipeline.data(for: ImageRequest(url: url)) }
+                }
+                #expect(await eventually { pipeline.statistics.dataLoads == 1 && origin.requestCount(for: "/missing.jpg") == 1 })
+                // The data stage has one load; wait until every caller has joined it before the 404.
+                #expect(await eventually { pipeline.dataRequestStage.waiterCount(for: ImagePipeline.StageKey(ImageRequest(url: url)).data) == 3 })
+                gate.open()
+                await group.waitForAll()
+            }
+            #expect(pipeline.statistics.failures == ["httpStatus": 3])
+            let entries = store.all
+            #expect(entries.count == 1)
+            #expect(entries.first?.level == .warning)
+            #expect(entries.first?.metadata["key"] == url.absoluteString)
         }
     }
 

@@ -5,7 +5,7 @@ import LoupeTestSupport
 import Testing
 @testable import Loupe
 
-/// Prefetching (seed 000): low priority, its own limit, skipping what is cached, and a cell that
+/// Prefetching (the prefetching list): low priority, its own limit, skipping what is cached, and a cell that
 /// joins a running prefetch keeps its image when the prefetch is stopped.
 @Suite final class ImagePrefetcherTests: Sendable {
     let loader = GatedLocalLoader()
@@ -29,16 +29,47 @@ import Testing
         prefetcher.startPrefetching(with: urls)
         prefetcher.startPrefetching(with: urls) // already prefetching: nothing more
         #expect(await eventually { loader.loads.count == 2 })
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(loader.loads.count == 2, "never more than two at once")
         loader.gate.open()
         #expect(await eventually { prefetcher.statistics.completed == 5 })
+        #expect(loader.inFlight.maximum == 2, "never more than two at once")
         for (index, url) in urls.enumerated() {
             #expect(pipeline.cachedImage(for: ImageRequest(url: url))?.bitmap.width == 20 + index)
         }
         prefetcher.startPrefetching(with: urls)
         #expect(prefetcher.statistics == ImagePrefetcher.Statistics(started: 5, completed: 5, skipped: 5))
         #expect(loader.loads.count == 5)
+    }
+
+    @Test func waitUntilIdleReturnsOnceEveryPrefetchHasEnded() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, maximumConcurrentRequests: 2)
+        await prefetcher.waitUntilIdle() // nothing started: returns at once
+        prefetcher.startPrefetching(with: urls)
+        let waiter = Task { await prefetcher.waitUntilIdle() }
+        #expect(await eventually { loader.loads.count == 2 })
+        prefetcher.stopPrefetching(with: [urls[4]])
+        loader.gate.open()
+        await waiter.value
+        #expect(prefetcher.pendingCount == 0)
+        let statistics = prefetcher.statistics
+        #expect(statistics.completed + statistics.cancelled == 5)
+        #expect(statistics.completed >= 4)
+        for url in urls.prefix(4) { #expect(pipeline.cachedImage(for: ImageRequest(url: url)) != nil) }
+        #expect(pipeline.memoryCacheUsage.count == statistics.completed)
+    }
+
+    @Test func aCancelledWaitReturnsWhilePrefetchesGoOn() async throws {
+        let pipeline = makePipeline()
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        prefetcher.startPrefetching(with: [urls[0]])
+        let waiter = Task { await prefetcher.waitUntilIdle() }
+        #expect(await eventually { loader.loads.count == 1 })
+        waiter.cancel()
+        await waiter.value
+        #expect(prefetcher.pendingCount == 1)
+        loader.gate.open()
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.completed == 1)
     }
 
     @Test func aCellJoiningARunningPrefetchKeepsItsImageWhenThePrefetchStops() async throws {

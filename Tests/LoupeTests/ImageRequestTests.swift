@@ -1,13 +1,69 @@
 import Foundation
+import LoupeProcessing
 import Testing
 @testable import Loupe
 
 @Suite struct ImageRequestTests {
-    @Test func prioritiesAreOrderedAndMapToIncreasingTaskPriorities() {
-        let all = ImageRequest.Priority.allCases
-        #expect(all == all.sorted())
-        let task = all.map(\.taskPriority.rawValue)
+    let url = URL(fileURLWithPath: "/tmp/photo.jpg")
+    let other = URL(fileURLWithPath: "/tmp/other.jpg")
+
+    @Test func prioritiesMapToIncreasingTaskPriorities() {
+        let task = ImageRequest.Priority.allCases.map(\.taskPriority.rawValue)
         #expect(task == task.sorted())
-        #expect(Set(task).count == all.count)
+        #expect(Set(task).count == ImageRequest.Priority.allCases.count)
+    }
+
+    /// The keys are computed once and cached in the request: each field that is part of them
+    /// must update them when set.
+    @Test func settingAFieldUpdatesTheCachedKeys() {
+        var request = ImageRequest(url: url)
+        #expect(request.dataKey == url.absoluteString)
+        #expect(request.imageKey == ImagePipeline.ImageKey(dataKey: url.absoluteString, thumbnail: nil, processorIdentifiers: []))
+
+        request.url = other
+        #expect(request.dataKey == other.absoluteString)
+        #expect(request.imageKey.dataKey == other.absoluteString)
+
+        request.thumbnail = 128
+        #expect(request.imageKey.thumbnail == 128)
+        #expect(request.dataKey == other.absoluteString, "the thumbnail is not part of the data's identity")
+
+        request.processors = [Crop(x: 0, y: 0, width: 8, height: 8)]
+        #expect(request.processorIdentifiers == [Crop(x: 0, y: 0, width: 8, height: 8).identifier])
+        #expect(request.imageKey.processorIdentifiers == request.processorIdentifiers)
+
+        request.cacheKey = "photo-without-signature"
+        #expect(request.dataKey == "photo-without-signature")
+        #expect(request.imageKey.dataKey == "photo-without-signature")
+        request.url = url
+        #expect(request.dataKey == "photo-without-signature", "a cache key outranks the URL")
+        request.cacheKey = nil
+        #expect(request.dataKey == url.absoluteString)
+
+        // Priority and cache policy are not part of the image's identity.
+        let key = request.imageKey
+        request.priority = .high
+        request.cachePolicy = .reloadIgnoringCaches
+        #expect(request.imageKey == key)
+    }
+
+    @Test func stageKeysAreEqualExactlyWhenImageAndCachePolicyAre() {
+        let crop = Crop(x: 0, y: 0, width: 8, height: 8)
+        let a = ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64, processors: [crop], priority: .low))
+        let b = ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64, processors: [crop], priority: .veryHigh))
+        #expect(a == b, "priority does not split the work")
+        #expect(Set([a, b]).count == 1)
+        #expect(a != ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64, processors: [crop], cachePolicy: .revalidate)))
+        #expect(a != ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 32, processors: [crop])))
+        #expect(a != ImagePipeline.StageKey(ImageRequest(url: other, thumbnail: 64, processors: [crop])))
+        // Two signed URLs of one image with one cache key are one piece of work.
+        let signedA = ImagePipeline.StageKey(ImageRequest(url: url, cacheKey: "photo"))
+        let signedB = ImagePipeline.StageKey(ImageRequest(url: other, cacheKey: "photo"))
+        #expect(signedA == signedB && signedA.hashValue == signedB.hashValue)
+        // The stages below: processors dropped one by one, then the thumbnail for the data.
+        #expect(a.withoutLastProcessor == ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64)))
+        #expect(a.decoded == ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64)))
+        #expect(a.data == ImagePipeline.StageKey(ImageRequest(url: url)))
+        #expect(a.data.image.thumbnail == nil && a.data.image.processorIdentifiers.isEmpty)
     }
 }

@@ -17,13 +17,6 @@ final class TestDate: Sendable {
     }
 }
 
-/// A fresh folder for a disk cache, removed by `remove()`.
-struct TemporaryFolder: Sendable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-pipeline-\(UUID().uuidString)")
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A pipeline over a disk cache in `folder`, on the test's clock, loading with AsyncHTTPClient.
 func makePipeline(
     folder: TemporaryFolder, date: TestDate, retries: Bool = false,
@@ -45,9 +38,13 @@ struct GatedLocalLoader: DataLoading {
     let gate = Gate()
     let loads = Counter()
     let cancellations = Counter()
+    /// Loads in flight at once, at most.
+    let inFlight = HighWaterMark()
 
     func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
         loads.increment()
+        inFlight.enter()
+        defer { inFlight.leave() }
         do {
             try await gate.wait()
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeLoading
+import LoupeSimulation
 import LoupeTestSupport
 import Testing
 @testable import Loupe

@@ -4,9 +4,9 @@ import LoupeTestSupport
 import Testing
 @testable import Loupe
 
-/// Sectioned loading (seed 003): placeholders first, each section as soon as it arrives, data
+/// Sectioned loading (the sectioned menu): placeholders first, each section as soon as it arrives, data
 /// and change always in agreement — checked by the validator apps can use in their own tests,
-/// which is also shown to catch seed 003's bug.
+/// which is also shown to catch the sectioned menu's bug.
 @Suite struct SectionedLoaderTests {
     enum Menu: String, Sendable { case main, soup, side }
 
@@ -190,7 +190,7 @@ import Testing
 
     // MARK: - The validator
 
-    /// Seed 003's bug: the data changed twice (two sections arrived) before the view applied the
+    /// The sectioned menu's bug: the data changed twice (two sections arrived) before the view applied the
     /// first change; the view then checked the first change against the newest data.
     @Test func theValidatorCatchesAChangeAppliedAgainstDataThatMovedOn() async throws {
         let loader = SectionedLoader<Menu, String>([
@@ -256,7 +256,7 @@ import Testing
             == "invalid number of items in section 1: 2 after the update, 3 before, 0 inserted, 0 deleted")
     }
 
-    /// What seed 003's data in the wrong section looks like: counts that add up, but a section
+    /// What the sectioned menu's data in the wrong section looks like: counts that add up, but a section
     /// settling twice, a snapshot settling nothing, completion claimed early, items from another
     /// section's source. Built by hand, as the miscompiled loader produced them.
     @Test func theValidatorCatchesDataInTheWrongSection() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Loupe
 
 /// A list of image cells scrolled at a steady speed, driving a pipeline and a prefetcher the way
 /// a collection view does, to measure what a user would see: how many cells already have their
@@ -116,7 +117,7 @@ public struct ScrollSimulation: Sendable {
                 prefetcher.startPrefetching(with: Array(requests[max(prefetched, visible.upperBound)..<prefetchEnd]))
                 prefetched = prefetchEnd
             }
-            report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCache?.totalCost ?? 0)
+            report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCacheUsage.cost)
             // The next frame is due one frame after this one was. A frame that starts more than a
             // frame late (a stalled, overloaded machine) moves the rest of the schedule with it, as
             // dropped frames would: catching up instead would play the backlog of frames back to
@@ -128,7 +129,7 @@ public struct ScrollSimulation: Sendable {
         prefetcher.stopPrefetching()
         for task in cellTasks.values { _ = try? await task.response }
         report.duration = start.duration(to: clock.now)
-        report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCache?.totalCost ?? 0)
+        report.peakMemoryCacheBytes = max(report.peakMemoryCacheBytes, pipeline.memoryCacheUsage.cost)
         for (index, url) in urls.prefix(cellCount).enumerated() {
             let count = await originRequests(url)
             report.originRequests += count
@@ -141,7 +142,7 @@ public struct ScrollSimulation: Sendable {
 
 extension Duration {
     /// The duration in seconds.
-    var seconds: Double {
+    fileprivate var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

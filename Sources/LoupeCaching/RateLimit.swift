@@ -1,0 +1,15 @@
+/// At most `requestsPerSecond` operations start per second, in bursts of up to `burst` after a
+/// quiet period (a token bucket). One type for the pipeline's setting
+/// (`ImagePipeline.Configuration.dataLoadRateLimit`) and the queue that applies it.
+public struct RateLimit: Sendable, Equatable {
+    /// The sustained rate.
+    public var requestsPerSecond: Double
+    /// How many may start at once after a quiet period.
+    public var burst: Int
+
+    /// A limit of `requestsPerSecond`, with bursts of `burst`.
+    public init(requestsPerSecond: Double, burst: Int = 1) {
+        self.requestsPerSecond = requestsPerSecond
+        self.burst = burst
+    }
+}
