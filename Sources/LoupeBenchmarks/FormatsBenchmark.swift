@@ -28,7 +28,9 @@ enum FormatsBenchmark {
     }
 
     /// Tagged JPEGs decoded with and without conversion to sRGB, full size and at 256 px,
-    /// interleaved (A B A B) so machine noise hits both alike.
+    /// interleaved (A B A B) so machine noise hits both alike, timed in the thread's CPU time:
+    /// on the shared machine wall-clock medians swung by several times (an untagged file, which
+    /// converts nothing, came out +700 %), because a decode of a few ms is often descheduled.
     static func color() async throws {
         let files = ["Corpus/color/p3.jpg", "Corpus/color/adobergb.jpg", "Corpus/color/prophoto.jpg",
                      "Corpus/color/cmyk-adobe.jpg", "Corpus/skimage/rocket.jpg"]
@@ -36,16 +38,16 @@ enum FormatsBenchmark {
             print("color: run Scripts/fetch-corpus.sh from the package root first")
             return
         }
-        print("file                          size     unmanaged ms   managed ms   cost")
+        print("file                          size     unmanaged ms   managed ms   cost  (thread CPU time)")
         for path in files {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             for maxPixelSize in [nil, 256] as [Int?] {
                 var unmanaged: [Double] = [], managed: [Double] = []
                 for _ in 0..<CodecBenchmark.repetitions {
-                    unmanaged.append(try time(repetitions: 1) {
+                    unmanaged.append(try threadCPUTime {
                         blackHole(try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: maxPixelSize, colorManagement: .keepSourcePixels)).bitmap)
                     })
-                    managed.append(try time(repetitions: 1) {
+                    managed.append(try threadCPUTime {
                         blackHole(try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: maxPixelSize)).bitmap)
                     })
                 }
@@ -55,6 +57,18 @@ enum FormatsBenchmark {
                 print("\(name)  \(label) \(String(format: "%10.2f   %10.2f   %+5.1f %%", a, b, (b / a - 1) * 100))")
             }
         }
+    }
+
+    /// Milliseconds of this thread's CPU time that one run of `body` takes.
+    private static func threadCPUTime(_ body: () throws -> Void) throws -> Double {
+        func now() -> Double {
+            var spec = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+            return Double(spec.tv_sec) * 1e3 + Double(spec.tv_nsec) / 1e6
+        }
+        let start = now()
+        try body()
+        return now() - start
     }
 
     /// Median milliseconds of `repetitions` runs of `body` after one untimed warm-up.

@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeCaching
 import LoupeOrigin
 
 /// Step 5 of `loupe demo` (the sectioned menu): a side-dish shop's menu in three sections — main, soup,
@@ -18,12 +19,16 @@ struct ShopMenuDemo {
         .main: ["bibimbap", "bulgogi", "japchae"],
         .soup: ["doenjang-jjigae", "miyeok-guk"],
     ]
-    /// How long each section's API takes before its images load: the order they settle in.
+    /// How long each section's API takes before its images load: the order they usually settle
+    /// in (on a busy machine soup's photos can take longer than side's 250 ms, so the check is
+    /// against the order the requests actually answered in, `Outcome.answered`).
     static let apiTime: [Menu: Duration] = [.main: .milliseconds(500), .soup: .zero, .side: .milliseconds(250)]
 
     /// The demo's result: sections in the order they settled, and the violation if any.
     struct Outcome {
         var settled: [(menu: Menu, failed: Bool, after: Duration)] = []
+        /// The sections' requests in the order they returned or threw.
+        var answered: [Menu] = []
         var snapshots = 0
         var violation: ListChangeViolation?
         var finalCounts: [Int] = []
@@ -31,10 +36,19 @@ struct ShopMenuDemo {
 
     let pipeline: ImagePipeline
     let origin: OriginServer
+    private let answered = Locked<[Menu]>([])
+
+    init(pipeline: ImagePipeline, origin: OriginServer) {
+        self.pipeline = pipeline
+        self.origin = origin
+    }
 
     func run() async -> Outcome {
         let loader = SectionedLoader<Menu, String>(Menu.allCases.map { menu in
-            .init(menu, placeholderCount: 4) { try await load(menu) }
+            .init(menu, placeholderCount: 4) {
+                defer { answered.withLock { $0.append(menu) } }
+                return try await load(menu)
+            }
         })
         var view = ListChangeValidator()
         var outcome = Outcome()
@@ -53,6 +67,7 @@ struct ShopMenuDemo {
             }
             outcome.finalCounts = snapshot.itemCounts
         }
+        outcome.answered = answered.withLock { $0 }
         return outcome
     }
 

@@ -4,7 +4,7 @@ import Loupe
 
 /// `POST /batch`: a JSON list of sources in, JSON Lines out — one `/info` object per source in
 /// input order, each written as soon as it and every earlier one are done, failures in place
-/// (seed 004's feed post-processing as one call).
+/// (the poster feed's post-processing as one call).
 ///
 /// The body is `[{"source": "https://...", "options": "rs:fill:300:300/g:ce"}, ...]` (or plain
 /// source strings), at most ``maximumItems`` items. An item's `options` are imgproxy processing
