@@ -40,6 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Cache-Control max-age of results in seconds (default 31536000).") var ttl: String?
     @Option(help: "JPEG and WebP quality when the URL gives none (default 80).") var quality: String?
     @Flag(help: "Let sources resolve to private, loopback and link-local addresses.") var allowPrivateNetworks = false
+    @Flag(help: "Answer AVIF when Accept lists image/avif and the URL names no format (WebP is always negotiated).")
+    var negotiateAvif = false
     @Option(help: "Comma-separated IP addresses allowed despite the private-network guard.") var permitAddresses: String?
     @Option(help: "Bearer token for POST /batch.") var batchToken: String?
     @Flag(help: "No access log on standard error.") var quiet = false
@@ -59,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         for case let (name, value?) in given { flags[name] = value }
         if allowUnsigned { flags["allow-unsigned"] = "true" }
         if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
+        if negotiateAvif { flags["negotiate-avif"] = "true" }
 
         var settings: ServerSettings
         do {

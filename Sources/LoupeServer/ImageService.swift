@@ -85,7 +85,13 @@ final class ImageService: Sendable {
         let url = try settings.sources.check(parsed.source)
         var format = options.format
         let negotiated = format == nil
-        if negotiated, let accept, Self.accepts(accept, "image/webp") { format = .webp }
+        if negotiated, let accept {
+            if settings.negotiatesAVIF, Self.accepts(accept, "image/avif") {
+                format = .avif
+            } else if Self.accepts(accept, "image/webp") {
+                format = .webp
+            }
+        }
         let formatDecision = format?.rawValue ?? "source"
         let resultKey = Self.digest("\(parsed.source)\n\(options.resultKey);f=\(formatDecision)")
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
@@ -201,7 +207,6 @@ final class ImageService: Sendable {
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
     }
 
-    /// Whether an `Accept` header lists `type` (with a non-zero quality).
     /// The format of a result whose URL names none: the source's, where the service writes it;
     /// PNG for GIF (first frame); for HEIF and JPEG XL, which browsers mostly cannot show, JPEG,
     /// or PNG when the image has transparency.
@@ -213,6 +218,7 @@ final class ImageService: Sendable {
         }
     }
 
+    /// Whether an `Accept` header lists `type` (with a non-zero quality).
     static func accepts(_ accept: String, _ type: String) -> Bool {
         accept.split(separator: ",").contains { item in
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -46,6 +46,11 @@ public struct ServerSettings: Sendable {
     /// answers 503, so a load balancer's health checks take it out of rotation before it stops
     /// listening; requests in flight then get the grace period to finish.
     public var drainDelay = Duration.zero
+    /// Whether a URL without a format gets AVIF when `Accept` lists `image/avif` (WebP is
+    /// negotiated always). Off by default, as imgproxy's `IMGPROXY_AUTO_AVIF`: AVIF encoding
+    /// costs several times a WebP's CPU, and nearly every browser lists AVIF, so turning it on
+    /// changes the cost of almost every cold request.
+    public var negotiatesAVIF = false
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
     /// JPEG and WebP quality when the URL sets none.
@@ -88,6 +93,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
         Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
         Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),
+        Setting(flag: "negotiate-avif", help: "answer AVIF when `Accept` lists `image/avif` and the URL names no format (true/false; default false)"),
         Setting(flag: "ttl", help: "Cache-Control max-age of results in seconds (default 31536000)"),
         Setting(flag: "quality", help: "JPEG and WebP quality when the URL gives none (default 80)"),
         Setting(flag: "allow-private-networks", help: "let sources resolve to private, loopback and link-local addresses (true/false)"),
@@ -168,6 +174,7 @@ public struct ServerSettings: Sendable {
         downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
         requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
         drainDelay = try integer("drain-delay", 0...3600).map { .seconds($0) } ?? drainDelay
+        negotiatesAVIF = try boolean("negotiate-avif") ?? false
         timeToLive = try integer("ttl", 0...315_360_000) ?? timeToLive
         defaultQuality = try integer("quality", 1...100) ?? defaultQuality
         addressPolicy = NetworkAddressPolicy(

@@ -38,6 +38,12 @@ import Glibc
             let jpeg = await client.load(port: cluster.port, paths: [paths[0], paths[0]], concurrency: 1, accept: ["image/png,*/*"])
             #expect(jpeg.map(\.contentType) == ["image/jpeg", "image/jpeg"])
             #expect(jpeg.map(\.cacheStatus) == ["MISS", "HIT"])
+            // A browser listing AVIF has an entry of its own, so instances started with
+            // --negotiate-avif never hand AVIF to one that did not list it (these instances do
+            // not negotiate it: the entry holds WebP).
+            let avif = await client.load(port: cluster.port, paths: [paths[1], paths[1]], concurrency: 1, accept: ["image/avif,image/webp,*/*"])
+            #expect(avif.map(\.contentType) == ["image/webp", "image/webp"])
+            #expect(avif.map(\.cacheStatus) == ["MISS", "HIT"])
             let status = try await cluster.run(["status"])
             #expect(status.status == 0, "\(status.output)")
             #expect(status.output.contains("instance 1: http://127.0.0.1:\(cluster.instancePort(1)) health 200 ok, signature ok"))

@@ -93,6 +93,30 @@ import Testing
         }
     }
 
+    /// With --negotiate-avif, a browser listing AVIF gets AVIF; one listing only WebP (or
+    /// refusing AVIF with q=0) still gets WebP, each with Vary: Accept.
+    @Test func avifFromAcceptWhenNegotiationIsOn() async throws {
+        let photo = try TestImage.jpeg(width: 200, height: 100, seed: 5)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            var settings = testSettings()
+            settings.negotiatesAVIF = true
+            try await RunningServer.with(settings) { server in
+                let source = origin.url("/a.jpg").absoluteString
+                let avif = try await server.request(insecurePath("w:50", source), headers: [("Accept", "image/avif,image/webp,*/*")])
+                #expect(avif.status == 200)
+                #expect(avif.header("Content-Type") == "image/avif")
+                #expect(avif.header("Vary") == "Accept")
+                let decoded = try Self.decode(avif.body)
+                #expect(decoded.metadata.format == .avif)
+                #expect((decoded.metadata.width, decoded.metadata.height) == (50, 25))
+                for accept in ["image/webp,*/*", "image/avif;q=0,image/webp,*/*"] {
+                    let webp = try await server.request(insecurePath("w:50", source), headers: [("Accept", accept)])
+                    #expect(webp.header("Content-Type") == "image/webp", "Accept: \(accept)")
+                }
+            }
+        }
+    }
+
     @Test func avifWhenTheURLNamesIt() async throws {
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 4)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
