@@ -32,9 +32,14 @@ enum FormatsBenchmark {
     /// on the shared machine wall-clock medians swung by several times (an untagged file, which
     /// converts nothing, came out +700 %), because a decode of a few ms is often descheduled.
     static func color() async throws {
-        let files = ["Corpus/color/p3.jpg", "Corpus/color/adobergb.jpg", "Corpus/color/prophoto.jpg",
-                     "Corpus/color/cmyk-adobe.jpg", "Corpus/skimage/rocket.jpg"]
-        guard FileManager.default.fileExists(atPath: "Corpus/color/.complete") else {
+        // LOUPE_COLOR_FILES (space-separated paths) measures other tagged JPEGs, e.g. a phone's
+        // 12-megapixel photos, where a thumbnail converts a far smaller share of the decoded pixels.
+        let given = (ProcessInfo.processInfo.environment["LOUPE_COLOR_FILES"] ?? "").split(separator: " ").map(String.init)
+        let files = given.isEmpty
+            ? ["Corpus/color/p3.jpg", "Corpus/color/adobergb.jpg", "Corpus/color/prophoto.jpg",
+               "Corpus/color/cmyk-adobe.jpg", "Corpus/skimage/rocket.jpg"]
+            : given
+        guard !given.isEmpty || FileManager.default.fileExists(atPath: "Corpus/color/.complete") else {
             print("color: run Scripts/fetch-corpus.sh from the package root first")
             return
         }
