@@ -103,26 +103,3 @@ struct ClusterScript: Sendable {
         return testBinary.deletingLastPathComponent().appendingPathComponent("loupe")
     }
 }
-
-/// The first of `count` consecutive loopback ports that nothing listens on right now (the
-/// script puts nginx on the first, instance i on first + i).
-func freeLoopbackPorts(count: Int) throws -> Int {
-    for _ in 0..<100 {
-        let first = try freeLoopbackPort()
-        if first + count <= 65_535, (1..<count).allSatisfy({ canBind(port: first + $0) }) { return first }
-    }
-    throw FixtureError("no \(count) consecutive free loopback ports in 100 tries")
-}
-
-private func canBind(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    } == 0
-}
