@@ -91,26 +91,36 @@ static int is_srgb(cmsContext context, cmsHPROFILE profile) {
     return same;
 }
 
+// Checks the size, makes a context logging into `log` (the caller's: lcms2 keeps a pointer to
+// it) and parses the profile. NULL with a message on failure, the context then deleted.
+static cmsHPROFILE open_profile(const uint8_t *icc, size_t size, lc_color_log *log, cmsContext *context, char *message) {
+    *context = NULL;
+    if (!icc || size < 132 || size > UINT32_MAX) {
+        fail(message, "ICC profile shorter than its 128-byte header and tag count");
+        return NULL;
+    }
+    *context = make_context(log);
+    if (!*context) {
+        fail(message, "out of memory");
+        return NULL;
+    }
+    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(*context, icc, (cmsUInt32Number)size);
+    if (!profile) {
+        fail(message, "unreadable ICC profile");
+        cmsDeleteContext(*context);
+        *context = NULL;
+    }
+    return profile;
+}
+
 int lc_color_profile_inspect(const uint8_t *icc, size_t size, int *space, int *srgb, char *message) {
     if (message) message[0] = 0;
     *space = LC_COLOR_SPACE_OTHER;
     *srgb = 0;
-    if (!icc || size < 132 || size > UINT32_MAX) {
-        fail(message, "ICC profile shorter than its 128-byte header and tag count");
-        return LC_ERROR;
-    }
     lc_color_log log = {message};
-    cmsContext context = make_context(&log);
-    if (!context) {
-        fail(message, "out of memory");
-        return LC_ERROR;
-    }
-    cmsHPROFILE profile = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)size);
-    if (!profile) {
-        fail(message, "unreadable ICC profile");
-        cmsDeleteContext(context);
-        return LC_ERROR;
-    }
+    cmsContext context;
+    cmsHPROFILE profile = open_profile(icc, size, &log, &context, message);
+    if (!profile) return LC_ERROR;
     switch (cmsGetColorSpace(profile)) {
     case cmsSigRgbData: *space = LC_COLOR_SPACE_RGB; break;
     case cmsSigGrayData: *space = LC_COLOR_SPACE_GREY; break;
@@ -296,22 +306,10 @@ failed:
 
 lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, int pixels, char *message) {
     if (message) message[0] = 0;
-    if (!icc || size < 132 || size > UINT32_MAX) {
-        fail(message, "ICC profile shorter than its 128-byte header and tag count");
-        return NULL;
-    }
     lc_color_log log = {message};
-    cmsContext context = make_context(&log);
-    if (!context) {
-        fail(message, "out of memory");
-        return NULL;
-    }
-    cmsHPROFILE source = cmsOpenProfileFromMemTHR(context, icc, (cmsUInt32Number)size);
-    if (!source) {
-        fail(message, "unreadable ICC profile");
-        cmsDeleteContext(context);
-        return NULL;
-    }
+    cmsContext context;
+    cmsHPROFILE source = open_profile(icc, size, &log, &context, message);
+    if (!source) return NULL;
     lc_color_transform *self = make_transform(context, source, pixels, message);
     // From here on lcms2 has nothing more to report; its context must not keep a pointer to
     // the caller's (stack) message buffer.

@@ -101,7 +101,8 @@ final class LCMSColorEngine: ColorConverting {
 /// One lcms2 transform to sRGB.
 // @unchecked Sendable: `handle` is immutable after init and freed only in deinit, and the
 // transform is built with cmsFLAGS_NOCACHE (color.c), which leaves cmsDoTransform without any
-// per-transform mutable state, so concurrent `apply` calls are safe.
+// per-transform mutable state; the matrix/TRC tables (color.c) are filled before the handle is
+// returned and only read afterwards. So concurrent `apply` calls are safe.
 final class LCMSConversion: PixelConversion, @unchecked Sendable {
     private let handle: OpaquePointer
 
