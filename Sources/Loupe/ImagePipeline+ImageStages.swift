@@ -99,10 +99,12 @@ extension ImagePipeline {
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),
-    /// then resize to fit `thumbnail`. Package-visible so the benchmarks can count its
+    /// then resize to fit `thumbnail`, then convert the colours to sRGB — after the resize, so
+    /// a thumbnail converts only its own pixels. Package-visible so the benchmarks can count its
     /// instructions under callgrind, which cannot run the concurrency runtime's threads here.
     package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits) throws -> ImageContainer {
-        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits)
+        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits,
+                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         let image: DecodedImage
         do {
             image = try decoder.decode(data, options: options)
@@ -117,6 +119,7 @@ extension ImagePipeline {
                 throw ImagePipelineError.decodingFailed(error)
             }
         }
+        image.pendingColorConversion?.apply(to: &bitmap)
         return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeCodecs
+import LoupeProcessing
 
 /// `LoupeBenchmarks formats`: decode-to-256-px thumbnail time for HEIF, AVIF and JPEG XL files
 /// (made by Scripts/bench-formats.sh in .build-bench/formats, whose paths it passes in
@@ -27,10 +28,12 @@ enum FormatsBenchmark {
         }
     }
 
-    /// Tagged JPEGs decoded with and without conversion to sRGB, full size and at 256 px,
-    /// interleaved (A B A B) so machine noise hits both alike, timed in the thread's CPU time:
-    /// on the shared machine wall-clock medians swung by several times (an untagged file, which
-    /// converts nothing, came out +700 %), because a decode of a few ms is often descheduled.
+    /// Tagged JPEGs decoded with and without conversion to sRGB — at full size, and as a 256 px
+    /// thumbnail (DCT-scaled decode + lanczos3 resize) converted after the resize as the
+    /// pipeline's decode stage does, and before it for comparison — interleaved (A B C A B C)
+    /// so machine noise hits all alike, timed in the thread's CPU time: on the shared machine
+    /// wall-clock medians swung by several times (an untagged file, which converts nothing,
+    /// came out +700 %), because a decode of a few ms is often descheduled.
     static func color() async throws {
         // LOUPE_COLOR_FILES (space-separated paths) measures other tagged JPEGs, e.g. a phone's
         // 12-megapixel photos, where a thumbnail converts a far smaller share of the decoded pixels.
@@ -43,25 +46,41 @@ enum FormatsBenchmark {
             print("color: run Scripts/fetch-corpus.sh from the package root first")
             return
         }
-        print("file                          size     unmanaged ms   managed ms   cost  (thread CPU time)")
+        print("file                          size      unmanaged ms   managed ms   cost     (converted before resizing)  thread CPU time")
         for path in files {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            for maxPixelSize in [nil, 256] as [Int?] {
-                var unmanaged: [Double] = [], managed: [Double] = []
-                for _ in 0..<CodecBenchmark.repetitions {
-                    unmanaged.append(try threadCPUTime {
-                        blackHole(try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: maxPixelSize, colorManagement: .keepSourcePixels)).bitmap)
-                    })
-                    managed.append(try threadCPUTime {
-                        blackHole(try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: maxPixelSize)).bitmap)
-                    })
-                }
-                let a = Measurement.median(of: unmanaged), b = Measurement.median(of: managed)
-                let name = (path as NSString).lastPathComponent.padding(toLength: 28, withPad: " ", startingAt: 0)
-                let label = (maxPixelSize.map { "\($0) px" } ?? "full").padding(toLength: 8, withPad: " ", startingAt: 0)
-                print("\(name)  \(label) \(String(format: "%10.2f   %10.2f   %+5.1f %%", a, b, (b / a - 1) * 100))")
+            let name = (path as NSString).lastPathComponent.padding(toLength: 28, withPad: " ", startingAt: 0)
+            var unmanaged: [Double] = [], managed: [Double] = []
+            for _ in 0..<CodecBenchmark.repetitions {
+                unmanaged.append(try threadCPUTime {
+                    blackHole(try JPEGDecoder().decode(data, options: DecodingOptions(colorManagement: .keepSourcePixels)).bitmap)
+                })
+                managed.append(try threadCPUTime { blackHole(try JPEGDecoder().decode(data, options: DecodingOptions()).bitmap) })
             }
+            print(row(name, "full", Measurement.median(of: unmanaged), Measurement.median(of: managed), before: nil))
+            let size = 256
+            func thumbnail(_ management: ColorManagement) throws -> Bitmap {
+                let image = try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: size, colorManagement: management))
+                var bitmap = try Resize(maxPixelSize: size).process(image.bitmap)
+                image.pendingColorConversion?.apply(to: &bitmap)
+                return bitmap
+            }
+            var plain: [Double] = [], after: [Double] = [], before: [Double] = []
+            for _ in 0..<CodecBenchmark.repetitions {
+                plain.append(try threadCPUTime { blackHole(try thumbnail(.keepSourcePixels)) })
+                after.append(try threadCPUTime { blackHole(try thumbnail(.convertToSRGBAfterResizing)) })
+                before.append(try threadCPUTime { blackHole(try thumbnail(.convertToSRGB)) })
+            }
+            print(row(name, "\(size) px", Measurement.median(of: plain), Measurement.median(of: after), before: Measurement.median(of: before)))
         }
+    }
+
+    /// One line of the colour table: the cost of `managed` over `unmanaged`, and of `before` if given.
+    private static func row(_ name: String, _ size: String, _ unmanaged: Double, _ managed: Double, before: Double?) -> String {
+        let label = size.padding(toLength: 8, withPad: " ", startingAt: 0)
+        var line = "\(name)  \(label) \(String(format: "%10.2f   %10.2f   %+6.1f %%", unmanaged, managed, (managed / unmanaged - 1) * 100))"
+        if let before { line += String(format: "   %10.2f ms  %+6.1f %%", before, (before / unmanaged - 1) * 100) }
+        return line
     }
 
     /// Milliseconds of this thread's CPU time that one run of `body` takes.

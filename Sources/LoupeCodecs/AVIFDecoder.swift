@@ -26,7 +26,7 @@ public struct AVIFDecoder: ImageDecoding {
                     guard status == LC_OK else { throw ImageCodecError.corrupt(.avif, message: message.text) }
                     plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }
-                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning))
+                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending))
             }
         }
     }

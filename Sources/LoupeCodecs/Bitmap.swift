@@ -47,6 +47,12 @@ public struct Bitmap: Sendable, Equatable {
         }
     }
 
+    /// Lets `body` rewrite the pixel bytes in place (copying them first only if shared).
+    mutating func withUnsafeMutablePixels(_ body: (UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) -> Void) {
+        let stride = bytesPerRow
+        pixels.withUnsafeMutableBytes { body($0, stride) }
+    }
+
     /// The pixel at column `x`, row `y` as (r, g, b, a).
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = y * bytesPerRow + x * Bitmap.bytesPerPixel

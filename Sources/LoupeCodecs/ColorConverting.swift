@@ -7,8 +7,9 @@ protocol ColorConverting: Sendable {
     func conversion(from source: ColorSource, pixels: SourcePixels) throws(ColorProfileError) -> (any PixelConversion)?
 }
 
-/// A prepared conversion to sRGB, applied in place to an RGBA8 buffer. Safe to share.
-protocol PixelConversion: Sendable {
+/// A prepared conversion to sRGB, applied in place to an RGBA8 buffer. Safe to share; a class,
+/// so a conversion handed to a caller compares by identity.
+protocol PixelConversion: AnyObject, Sendable {
     /// Converts `height` rows of `width` pixels, `bytesPerRow` apart, in place.
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int)
 }

@@ -9,6 +9,14 @@ public enum ColorManagement: Sendable, Hashable {
     /// black-point compensation, as libvips does). A profile that already is sRGB costs
     /// nothing; a damaged one is ignored with a warning on the decoded image.
     case convertToSRGB
+    /// Convert to sRGB as `convertToSRGB` does, but leave RGB and grey pixels as stored and
+    /// hand the conversion back in `DecodedImage.pendingColorConversion`, for a caller that
+    /// resizes first and converts only the final pixels (a 256 px thumbnail of a 12 MP photo
+    /// converts a quarter of its DCT-scaled pixels; `vips_thumbnail` orders a profile-to-profile
+    /// transform the same way). The result differs from converting first by the resize's
+    /// rounding, not by colour. CMYK is still converted while decoding: its four channels
+    /// cannot be resized as RGBA.
+    case convertToSRGBAfterResizing
     /// Keep the pixel values as stored (CMYK still becomes RGB, without a profile), for
     /// callers that need the file's own numbers, such as exact equality with Pillow-based tools.
     case keepSourcePixels

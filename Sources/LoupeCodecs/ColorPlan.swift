@@ -2,8 +2,10 @@ import CLoupeCodecs
 
 /// The colour step of one decode, decided from the header before any pixel is decoded: a
 /// conversion to sRGB, the profile-less CMYK fallback, or nothing.
-struct ColorPlan {
+struct ColorPlan: Sendable {
     private let conversion: (any PixelConversion)?
+    /// The RGB or grey conversion left to the caller (`ColorManagement.convertToSRGBAfterResizing`).
+    let pending: PendingColorConversion?
     /// Set for CMYK pixels with no usable profile: Pillow's formula, inverted or not.
     private let cmykFallback: Bool?
     /// Why the file's colour information was ignored, for `DecodedImage.warning`.
@@ -14,23 +16,30 @@ struct ColorPlan {
          engine: any ColorConverting = LCMSColorEngine.shared) {
         var conversion: (any PixelConversion)?
         var warning: String?
-        if management == .convertToSRGB, let source {
+        if management != .keepSourcePixels, let source {
             do {
                 conversion = try engine.conversion(from: source, pixels: pixels)
             } catch {
                 warning = error.message
             }
         }
-        self.conversion = conversion
         self.warning = warning
-        if conversion == nil, case let .cmyk(inverted) = pixels {
-            cmykFallback = inverted
-        } else {
+        if case let .cmyk(inverted) = pixels {
+            self.conversion = conversion
+            cmykFallback = conversion == nil ? inverted : nil
+            pending = nil
+        } else if management == .convertToSRGBAfterResizing {
+            self.conversion = nil
             cmykFallback = nil
+            pending = conversion.map(PendingColorConversion.init)
+        } else {
+            self.conversion = conversion
+            cmykFallback = nil
+            pending = nil
         }
     }
 
-    /// Converts the decoded buffer in place.
+    /// Converts the decoded buffer in place (nothing when the conversion is left to the caller).
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
         if let conversion {
             conversion.apply(to: pixels, bytesPerRow: bytesPerRow, width: width, height: height)

@@ -24,13 +24,19 @@ public struct DecodedImage: Sendable, Equatable {
     /// The first message of a problem the library recovered from (for example a truncated
     /// JPEG, whose missing rows come out grey as in libvips and browsers); nil when clean.
     public var warning: String?
+    /// The conversion to sRGB still to apply to every frame, when the options asked for
+    /// `ColorManagement.convertToSRGBAfterResizing` and the file's colours are not sRGB;
+    /// nil when the pixels are final.
+    public var pendingColorConversion: PendingColorConversion?
 
     /// Creates a decoded image; the first frame is separate so an image can never be empty.
-    public init(metadata: ImageMetadata, firstFrame: ImageFrame, laterFrames: [ImageFrame] = [], warning: String? = nil) {
+    public init(metadata: ImageMetadata, firstFrame: ImageFrame, laterFrames: [ImageFrame] = [], warning: String? = nil,
+                pendingColorConversion: PendingColorConversion? = nil) {
         self.metadata = metadata
         self.firstFrame = firstFrame
         self.laterFrames = laterFrames
         self.warning = warning
+        self.pendingColorConversion = pendingColorConversion
     }
 
     /// The first frame's pixels: the image for still formats.

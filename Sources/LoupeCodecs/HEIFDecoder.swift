@@ -34,7 +34,7 @@ public struct HEIFDecoder: ImageDecoding {
                     guard status == LC_OK else { throw ImageCodecError.corrupt(.heif, message: message.text) }
                     plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
                 }
-                return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning)
+                return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending)
             }
         }
     }

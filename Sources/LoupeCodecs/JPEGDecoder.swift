@@ -42,7 +42,7 @@ public struct JPEGDecoder: ImageDecoding {
                 }
                 let libjpegWarning = lc_jpeg_warning_count(jpeg) > 0 ? CMessage.string(lc_jpeg_message(jpeg)) : nil
                 let warning = ColorPlan.combine(libjpegWarning, plan.warning)
-                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning)
+                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning, pendingColorConversion: plan.pending)
                 return options.oriented(image)
             }
         }

@@ -28,7 +28,7 @@ public struct JXLDecoder: ImageDecoding {
                     guard status == LC_OK else { throw ImageCodecError.corrupt(.jxl, message: message.text) }
                     plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
                 }
-                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning))
+                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending))
             }
         }
     }

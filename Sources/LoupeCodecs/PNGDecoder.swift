@@ -26,7 +26,7 @@ public struct PNGDecoder: ImageDecoding {
                     else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
                     plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }
-                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning)
+                let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending)
                 return options.oriented(image)
             }
         }

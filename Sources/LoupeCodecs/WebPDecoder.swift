@@ -30,6 +30,7 @@ public struct WebPDecoder: ImageDecoding {
                     try decodeStill(webp, metadata: metadata, options: options, plan: plan)
                 }
                 image.warning = plan.warning
+                image.pendingColorConversion = plan.pending
                 return options.oriented(image)
             }
         }

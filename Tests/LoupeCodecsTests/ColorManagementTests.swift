@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 
@@ -116,6 +117,39 @@ import Testing
         let original = try decodeCorpus("color/srgb-untagged.jpg", options: options).bitmap
         #expect(managed.width == 150)
         #expect(PixelDifference(managed, original, ignoringAlpha: true).mean < 3)
+    }
+
+    /// `convertToSRGBAfterResizing` leaves RGB and grey pixels exactly as stored and hands back
+    /// the conversion, which then gives exactly the bytes of converting at decode; CMYK is
+    /// converted at decode as before (its four channels cannot be resized as RGBA), and a file
+    /// with nothing to convert has nothing pending.
+    @Test(arguments: ["color/p3.jpg", "color/adobergb.jpg", "color/prophoto.jpg", "color/grey-lstar.jpg",
+                      "color/adobergb.png", "color/prophoto-alpha.png", "color/p3.webp", "color/p3-lossless.webp",
+                      "color/cmyk-adobe.jpg", "color/ycck.jpg", "color/cmyk-adobe-noprofile.jpg", "color/srgb-tagged.jpg",
+                      "color/srgb-untagged.jpg"])
+    func conversionAfterResizingIsLeftToTheCaller(path: String) throws {
+        let deferred = try decodeCorpus(path, options: DecodingOptions(colorManagement: .convertToSRGBAfterResizing))
+        let converted = try decodeCorpus(path).bitmap
+        let stored = try decodeCorpus(path, options: DecodingOptions(colorManagement: .keepSourcePixels)).bitmap
+        if path.contains("cmyk") || path.contains("ycck") || path.contains("srgb") {
+            #expect(deferred.pendingColorConversion == nil)
+            #expect(deferred.bitmap == converted)
+        } else {
+            let pending = try #require(deferred.pendingColorConversion)
+            #expect(deferred.bitmap == stored)
+            #expect(deferred.bitmap != converted)
+            var bitmap = deferred.bitmap
+            pending.apply(to: &bitmap)
+            #expect(bitmap == converted)
+        }
+        #expect(deferred.warning == nil)
+    }
+
+    /// A damaged profile left for later is still ignored with its warning, nothing pending.
+    @Test func damagedProfileIsIgnoredWhenConversionIsLeftToTheCaller() throws {
+        let deferred = try decodeCorpus("color/damaged-profile.jpg", options: DecodingOptions(colorManagement: .convertToSRGBAfterResizing))
+        #expect(deferred.pendingColorConversion == nil)
+        #expect(deferred.warning?.hasPrefix("ICC profile ignored") == true, "\(deferred.warning ?? "no warning")")
     }
 
     /// PNG's gAMA without iCCP or sRGB: 1/2.2 is taken as sRGB (untouched); a linear PNG

@@ -50,27 +50,6 @@ func gradientBitmap(width: Int, height: Int, alpha: Bool = false) throws -> Bitm
     return try Bitmap(width: width, height: height, pixels: pixels)
 }
 
-/// Per-channel differences between two same-sized bitmaps.
-struct PixelDifference {
-    var maximum = 0
-    var mean = 0.0
-
-    init(_ a: Bitmap, _ b: Bitmap, ignoringAlpha: Bool = false) {
-        var total = 0, count = 0
-        for y in 0..<min(a.height, b.height) {
-            for x in 0..<min(a.width, b.width) {
-                for c in 0..<(ignoringAlpha ? 3 : 4) {
-                    let d = abs(Int(a.pixels[y * a.bytesPerRow + x * 4 + c]) - Int(b.pixels[y * b.bytesPerRow + x * 4 + c]))
-                    maximum = max(maximum, d)
-                    total += d
-                    count += 1
-                }
-            }
-        }
-        mean = count > 0 ? Double(total) / Double(count) : 0
-    }
-}
-
 /// Decodes a corpus file with the default decoder.
 func decodeCorpus(_ path: String, options: DecodingOptions = DecodingOptions()) throws -> DecodedImage {
     try ImageDecoder().decode(try Corpus.data(path), options: options)
