@@ -4,11 +4,32 @@ import LoupeCodecs
 import LoupeLoading
 
 extension ImagePipeline {
+    /// The data stage's loader: one load per data key and cache policy.
+    static func makeDataStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, FetchedData> {
+        SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().runDataStage(key, priority: priority)
+        }
+    }
+
+    /// ``data(for:)``'s loader over the data stage: its requests share it, so their failure is
+    /// logged once too — and not by the data stage, which image requests share as well.
+    static func makeDataRequestStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, FetchedData> {
+        SingleFlightLoader(memoryCache: nil) { key, priority in
+            let pipeline = try owner.pipeline()
+            do {
+                return try await pipeline.value(from: pipeline.dataStage, for: key, priority: priority)
+            } catch let error as ImagePipelineError {
+                pipeline.logFailure(error, key: key.image.dataKey)
+                throw error
+            }
+        }
+    }
+
     /// The data stage: disk cache (fresh, or revalidated with the server), network, or a local
     /// file. Runs once per data key and cache policy, however many requests wait for it.
-    func loadData(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+    func runDataStage(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
         recorder.record(.dataLoads)
-        let fetched = try await fetchData(key, priority: priority)
+        let fetched = try await dataFromSource(key, priority: priority)
         logger.debug("data loaded", metadata: [
             "key": "\(key.image.dataKey)", "stage": "data", "origin": "\(fetched.origin)",
             "bytes": "\(fetched.data.count)", "revalidated": "\(fetched.isRevalidated)", "duration": "\(fetched.duration)",
@@ -16,21 +37,24 @@ extension ImagePipeline {
         return fetched
     }
 
-    private func fetchData(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+    /// A local file or data URL through the local loader; http(s) through ``httpData(_:priority:start:)``.
+    private func dataFromSource(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
         let start = ContinuousClock.now
         switch key.url.scheme?.lowercased() {
         case "file", "data":
-            let response = try await loadFromOrigin(configuration.localDataLoader, key, headers: [:])
+            let response = try await dataResponse(from: configuration.localDataLoader, for: key, headers: [:])
             recorder.record(.localLoads)
             return FetchedData(data: response.data, origin: .file, isRevalidated: false, duration: start.duration(to: .now))
         case "http", "https":
-            return try await loadHTTP(key, priority: priority, start: start)
+            return try await httpData(key, priority: priority, start: start)
         default:
             throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(key.url.scheme ?? ""))
         }
     }
 
-    private func loadHTTP(_ key: StageKey, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
+    /// The disk cache's copy when it may serve, else the network (a conditional request when the
+    /// copy has validators), refusing data that is not an image before it is stored.
+    private func httpData(_ key: StageKey, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
         let dataKey = key.image.dataKey
         let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: dataKey)
         switch key.cachePolicy {
@@ -65,7 +89,7 @@ extension ImagePipeline {
                 try Task.checkCancellation()
                 recorder.record(.networkRequests)
                 if isConditional { recorder.record(.revalidations) }
-                return try await loadFromOrigin(configuration.dataLoader, key, headers: headers)
+                return try await dataResponse(from: configuration.dataLoader, for: key, headers: headers)
             }
         }
         let receivedAt = configuration.now()
@@ -101,7 +125,7 @@ extension ImagePipeline {
     }
 
     /// Loads with `loader`, reporting progress to the requests waiting for `key`'s data.
-    private func loadFromOrigin(_ loader: any DataLoading, _ key: StageKey, headers: [String: String]) async throws -> DataResponse {
+    private func dataResponse(from loader: any DataLoading, for key: StageKey, headers: [String: String]) async throws -> DataResponse {
         let observers = progressObservers
         do {
             return try await loader.loadData(for: DataRequest(url: key.url, headers: headers)) { received, expected in

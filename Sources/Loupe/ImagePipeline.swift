@@ -23,13 +23,14 @@ public final class ImagePipeline: Sendable {
 
     /// Processed images by what they are (not by cache policy); `nil` when disabled.
     let memoryCache: MemoryCache<ImageKey, StagedImage>?
+    // The stages, in a request's order (drawn in ImagePipeline+Stages.swift; a file each).
     /// Final images: stores into `memoryCache` before its load ends, so no caller can miss both
     /// the cache and the load.
-    let imageStage: SingleFlightLoader<StageKey, StagedImage>
+    let finalImageStage: SingleFlightLoader<StageKey, StagedImage>
     /// Images after some (at least one) of their processors.
-    let processedStage: SingleFlightLoader<StageKey, StagedImage>
+    let processStage: SingleFlightLoader<StageKey, StagedImage>
     /// Images decoded (and downscaled to their thumbnail size), before processors.
-    let decodedStage: SingleFlightLoader<StageKey, StagedImage>
+    let decodeStage: SingleFlightLoader<StageKey, StagedImage>
     /// Data, from disk, network or a local file.
     let dataStage: SingleFlightLoader<StageKey, FetchedData>
     /// ``data(for:)``'s requests: the data stage, with their failure logged once.
@@ -70,37 +71,11 @@ public final class ImagePipeline: Sendable {
         // The stages' loads call back into the pipeline, which does not exist yet while they are
         // created; they reach it weakly, so the pipeline owns its stages and not the reverse.
         let owner = PipelineReference()
-        // A failure is logged here, in the work every request for the image shares, so ten
-        // requests waiting for one missing image log one line (each still counts in statistics).
-        imageStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            let pipeline = try owner.pipeline()
-            do {
-                return try await pipeline.loadImage(key, priority: priority)
-            } catch let error as ImagePipelineError {
-                pipeline.logFailure(error, key: "\(key)")
-                throw error
-            }
-        }
-        processedStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            try await owner.pipeline().processImage(key, priority: priority)
-        }
-        decodedStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            try await owner.pipeline().decodeImage(key, priority: priority)
-        }
-        dataStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            try await owner.pipeline().loadData(key, priority: priority)
-        }
-        // ``data(for:)``'s requests share this stage over the data stage, so their failure is
-        // logged once too — and not by the data stage, which image requests share as well.
-        dataRequestStage = SingleFlightLoader(memoryCache: nil) { key, priority in
-            let pipeline = try owner.pipeline()
-            do {
-                return try await pipeline.value(from: pipeline.dataStage, for: key, priority: priority)
-            } catch let error as ImagePipelineError {
-                pipeline.logFailure(error, key: key.image.dataKey)
-                throw error
-            }
-        }
+        finalImageStage = Self.makeFinalImageStage(owner)
+        processStage = Self.makeProcessStage(owner)
+        decodeStage = Self.makeDecodeStage(owner)
+        dataStage = Self.makeDataStage(owner)
+        dataRequestStage = Self.makeDataRequestStage(owner)
         owner.set(self)
     }
 
@@ -241,7 +216,7 @@ public final class ImagePipeline: Sendable {
         for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?
     ) async throws -> ImageResponse {
         if let hit = memoryHit(for: request) { return hit }
-        return try await load(request, priority: priority, progress: progress, start: .now)
+        return try await responseFromStages(for: request, priority: priority, progress: progress, start: .now)
     }
 
     /// The response from the memory cache, if the request allows it and the cache holds it;
@@ -265,10 +240,11 @@ public final class ImagePipeline: Sendable {
             timings: ImageTimings())
     }
 
-    /// The miss path of ``response(for:priority:progress:)``.
+    /// The miss path of ``response(for:priority:progress:)``: the final image stage's value, timed,
+    /// counted and logged for this request.
     nonisolated(nonsending)
-    private func load(
-        _ request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?, start: ContinuousClock.Instant
+    private func responseFromStages(
+        for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?, start: ContinuousClock.Instant
     ) async throws -> ImageResponse {
         let key = StageKey(request)
         let observation = progress.map { progressObservers.add($0, for: key.data) }
@@ -276,7 +252,7 @@ public final class ImagePipeline: Sendable {
         logger.debug("loading", metadata: ["key": "\(key)", "cachePolicy": "\(request.cachePolicy)"])
         do {
             let staged = try await value(
-                from: imageStage, for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
+                from: finalImageStage, for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
             var timings = staged.timings
             timings.total = start.duration(to: .now)
             logger.debug("loaded", metadata: [
@@ -287,26 +263,13 @@ public final class ImagePipeline: Sendable {
                 container: staged.container, request: request, origin: staged.origin,
                 isRevalidated: staged.isRevalidated, timings: timings, data: staged.data)
         } catch let error as ImagePipelineError {
-            // Logged once by the image stage; counted here, once per request.
+            // Logged once by the final image stage; counted here, once per request.
             recorder.recordFailure(error)
             throw error
         } catch {
             recorder.record(.cancellations)
             logger.debug("cancelled", metadata: ["key": "\(key)"])
             throw error
-        }
-    }
-
-    /// A stage's value, with the stage loader's `LoadError` wrapper removed: the stages throw
-    /// ``ImagePipelineError`` (or `CancellationError`) and pass them up unchanged.
-    nonisolated(nonsending)
-    func value<Value>(
-        from stage: SingleFlightLoader<StageKey, Value>, for key: StageKey, priority: LoadPriority
-    ) async throws -> Value {
-        do {
-            return try await stage.value(for: key, priority: priority)
-        } catch let error as LoadError<StageKey> {
-            throw error.underlying
         }
     }
 }
@@ -321,18 +284,3 @@ extension ImageRequest.CachePolicy {
     }
 }
 
-/// The pipeline as seen from its stages' loads: a weak reference set once the pipeline exists.
-final class PipelineReference: Sendable {
-    private struct Weak { weak var pipeline: ImagePipeline? }
-    private let reference = Locked(Weak())
-
-    func set(_ pipeline: ImagePipeline) {
-        reference.withLock { $0.pipeline = pipeline }
-    }
-
-    /// The pipeline; a load that outlives it ends as cancelled.
-    func pipeline() throws -> ImagePipeline {
-        guard let pipeline = reference.withLock({ $0.pipeline }) else { throw CancellationError() }
-        return pipeline
-    }
-}

@@ -31,8 +31,8 @@ import Testing
         let second = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop, resize, flip])) }
         let third = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop])) }
         // All three wait for the one data load before it is let through.
-        #expect(await eventually { loader.loads.count == 1 && pipeline.statistics.requests == 3 && pipeline.decodedStage.loadsInFlight == 1 })
-        #expect(await eventually { pipeline.processedStage.loadsInFlight == 4 }, "c+r+s, c+r+f, c+r and c: the prefixes once")
+        #expect(await eventually { loader.loads.count == 1 && pipeline.statistics.requests == 3 && pipeline.decodeStage.loadsInFlight == 1 })
+        #expect(await eventually { pipeline.processStage.loadsInFlight == 4 }, "c+r+s, c+r+f, c+r and c: the prefixes once")
         loader.gate.open()
         let (a, b, c) = try await (first.value, second.value, third.value)
         #expect(a.bitmap.width == 16 && a.bitmap.height == 10)
@@ -69,7 +69,7 @@ import Testing
         for task in tasks { task.cancel() }
         for task in tasks { await #expect(throws: CancellationError.self) { try await task.response } }
         #expect(await eventually { loader.cancellations.count == 1 })
-        #expect(await eventually { pipeline.dataStage.loadsInFlight == 0 && pipeline.decodedStage.loadsInFlight == 0 })
+        #expect(await eventually { pipeline.dataStage.loadsInFlight == 0 && pipeline.decodeStage.loadsInFlight == 0 })
         #expect(pipeline.statistics.decodes == 0)
     }
 

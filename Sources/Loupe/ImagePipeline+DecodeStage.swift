@@ -1,0 +1,83 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeProcessing
+
+extension ImagePipeline {
+    /// The decode stage's loader: one load per (data, thumbnail size).
+    static func makeDecodeStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, StagedImage> {
+        SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().runDecodeStage(key, priority: priority)
+        }
+    }
+
+    /// Decodes the data, downscaled to the thumbnail size: straight from the codec where it can
+    /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
+    func runDecodeStage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        let fetched = try await value(from: dataStage, for: key.data, priority: priority)
+        let container: (value: ImageContainer, duration: Duration)
+        do {
+            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+        } catch let error as ImagePipelineError {
+            discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
+            throw error
+        }
+        logger.debug("decoded", metadata: [
+            "key": "\(key)", "stage": "decode", "size": "\(container.value.bitmap.width)x\(container.value.bitmap.height)",
+            "duration": "\(container.duration)",
+        ])
+        return StagedImage(
+            container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data)
+    }
+
+    /// Removes data that turned out not to decode from the disk cache. The data stage stores a
+    /// download once its header reads as an image; a body that is complete by HTTP but corrupt
+    /// inside (a file cut short on the server, say) only fails here. Kept, it would fail every
+    /// request from disk, without asking the server, until it expires. Data over the decoding
+    /// limits is valid and stays: downloading it again would only fail again.
+    private func discardUndecodableData(_ fetched: FetchedData, forKey dataKey: String, error: ImagePipelineError) {
+        guard fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
+              let dataCacheWriter, dataCacheWriter.entry(forKey: dataKey)?.data == fetched.data
+        else { return }
+        dataCacheWriter.remove(forKey: dataKey)
+        logger.warning("undecodable data removed from the disk cache", metadata: ["key": "\(dataKey)", "error": "\(error)"])
+    }
+
+    /// Decodes in the processing queue; also used by the final image stage for processed images
+    /// stored on disk.
+    func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
+        let decoder = configuration.decoder
+        let limits = configuration.decodingLimits
+        let result = try await runProcessingWork(priority: priority) {
+            try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
+        }
+        recorder.record(.decodes)
+        return result
+    }
+
+    /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),
+    /// then resize to fit `thumbnail`, then convert the colours to sRGB — after the resize, so
+    /// a thumbnail converts only its own pixels. Package-visible so the benchmarks can count its
+    /// instructions under callgrind, which cannot run the concurrency runtime's threads here.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits) throws -> ImageContainer {
+        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits,
+                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
+        let image: DecodedImage
+        do {
+            image = try decoder.decode(data, options: options)
+        } catch {
+            throw ImagePipelineError.decodingFailed(error)
+        }
+        var bitmap = image.bitmap
+        if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
+            do {
+                bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
+            } catch {
+                throw ImagePipelineError.decodingFailed(error)
+            }
+        }
+        image.pendingColorConversion?.apply(to: &bitmap)
+        return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+    }
+}

@@ -1,0 +1,37 @@
+import LoupeCaching
+import LoupeProcessing
+
+extension ImagePipeline {
+    /// The process stage's loader: one load per processor prefix, so [crop, resize, a] and
+    /// [crop, resize, b] share crop and resize.
+    static func makeProcessStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, StagedImage> {
+        SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.pipeline().runProcessStage(key, priority: priority)
+        }
+    }
+
+    /// Runs the last of `key`'s processors on the result of the ones before it, which is itself
+    /// a shared stage: requests whose processors share a prefix compute that prefix once.
+    func runProcessStage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        var staged = try await decodedOrProcessedImage(key.withoutLastProcessor, priority: priority)
+        // `decodedOrProcessedImage` sends a key without processors to the decode stage, so this
+        // stage always has one; without, its input would already be its result.
+        guard let processor = key.processors.last else { return staged }
+        let input = staged.container.bitmap
+        let (bitmap, duration) = try await runProcessingWork(priority: priority) {
+            do {
+                return try processor.process(input)
+            } catch {
+                throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
+            }
+        }
+        recorder.record(.processorRuns)
+        logger.debug("processed", metadata: [
+            "key": "\(key)", "stage": "process", "processor": "\(processor.identifier)",
+            "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
+        ])
+        staged.container.bitmap = bitmap
+        staged.timings.processing = (staged.timings.processing ?? .zero) + duration
+        return staged
+    }
+}
