@@ -17,10 +17,12 @@
 // The arithmetic lcms2 itself runs for an 8-bit RGB matrix/TRC profile to a matrix/TRC
 // output (its OptimizeMatrixShaper: first shaper to 1.14 fixed point, 3x3 matrix in 1.14,
 // clip, 16385-entry second shaper), without lcms2's per-pixel unpacking to 16-bit words,
-// function pointers and repacking, which cost it 10-20x this loop on 8-bit RGBA.
+// function pointers and repacking, which cost it 10-20x this loop on 8-bit RGBA. The matrix
+// is folded into the first shaper: product[row][channel][value] is the matrix entry times the
+// channel's shaped value, so a pixel costs nine lookups and adds instead of nine multiplies
+// (the same integers, so the same bytes; 1.45x faster measured in isolation).
 typedef struct {
-    int32_t first[3][256];
-    int32_t matrix[3][3];
+    int64_t product[3][3][256];
     uint8_t second[3][16385];
 } lc_matrix_shaper;
 
@@ -141,10 +143,10 @@ static void matrix_shaper_apply(const lc_matrix_shaper *m, uint8_t *p, uint32_t 
     for (uint32_t i = 0; i < count; i++, p += 4) {
         // 64-bit sums: a wide-gamut matrix (ProPhoto to sRGB reaches 2.0) times a curve value
         // near 2.0, three times, leaves int32 (lcms2 sums in int32 and relies on inputs <= 1).
-        int64_t r = m->first[0][p[0]], g = m->first[1][p[1]], b = m->first[2][p[2]];
-        int32_t x = (int32_t)((m->matrix[0][0] * r + m->matrix[0][1] * g + m->matrix[0][2] * b + 0x2000) >> 14);
-        int32_t y = (int32_t)((m->matrix[1][0] * r + m->matrix[1][1] * g + m->matrix[1][2] * b + 0x2000) >> 14);
-        int32_t z = (int32_t)((m->matrix[2][0] * r + m->matrix[2][1] * g + m->matrix[2][2] * b + 0x2000) >> 14);
+        const uint8_t r = p[0], g = p[1], b = p[2];
+        int32_t x = (int32_t)((m->product[0][0][r] + m->product[0][1][g] + m->product[0][2][b] + 0x2000) >> 14);
+        int32_t y = (int32_t)((m->product[1][0][r] + m->product[1][1][g] + m->product[1][2][b] + 0x2000) >> 14);
+        int32_t z = (int32_t)((m->product[2][0][r] + m->product[2][1][g] + m->product[2][2][b] + 0x2000) >> 14);
         p[0] = m->second[0][clip14(x)];
         p[1] = m->second[1][clip14(y)];
         p[2] = m->second[2][clip14(z)];
@@ -178,17 +180,18 @@ static lc_matrix_shaper *matrix_shaper_make(cmsHPROFILE source, cmsHPROFILE srgb
             inverse[r][c] = (to[r1][c1] * to[r2][c2] - to[r1][c2] * to[r2][c1]) / det;
         }
     }
-    lc_matrix_shaper *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
+    int32_t matrix[3][3], first[3][256];
     for (int r = 0; r < 3; r++) {
         for (int c = 0; c < 3; c++) {
             double v = 0;
             for (int k = 0; k < 3; k++) v += inverse[r][k] * from[k][c];
             // Far outside any real pair of RGB spaces; keeps the fixed-point sums in range.
-            if (!(fabs(v) < 64)) { free(m); return NULL; }
-            m->matrix[r][c] = to_fixed14(v);
+            if (!(fabs(v) < 64)) return NULL;
+            matrix[r][c] = to_fixed14(v);
         }
     }
+    lc_matrix_shaper *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
     for (int c = 0; c < 3; c++) {
         const cmsToneCurve *curve = (const cmsToneCurve *)cmsReadTag(source, curves[c]);
         const cmsToneCurve *output = (const cmsToneCurve *)cmsReadTag(srgb, curves[c]);
@@ -197,7 +200,7 @@ static lc_matrix_shaper *matrix_shaper_make(cmsHPROFILE source, cmsHPROFILE srgb
         for (int v = 0; v < 256; v++) {
             cmsFloat32Number y = cmsEvalToneCurveFloat(curve, (cmsFloat32Number)(v / 255.0));
             // Curves stay within 0..1; the bound only keeps a hostile one from overflowing.
-            m->first[c][v] = y < 2.0f ? (y > -2.0f ? to_fixed14(y) : -2 * 16384) : 2 * 16384;
+            first[c][v] = y < 2.0f ? (y > -2.0f ? to_fixed14(y) : -2 * 16384) : 2 * 16384;
         }
         for (int i = 0; i <= 16384; i++) {
             cmsFloat32Number y = cmsEvalToneCurveFloat(reversed, (cmsFloat32Number)(i / 16384.0));
@@ -208,6 +211,9 @@ static lc_matrix_shaper *matrix_shaper_make(cmsHPROFILE source, cmsHPROFILE srgb
         }
         cmsFreeToneCurve(reversed);
     }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            for (int v = 0; v < 256; v++) m->product[r][c][v] = (int64_t)matrix[r][c] * first[c][v];
     return m;
 }
 
