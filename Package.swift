@@ -34,7 +34,7 @@ let package = Package(
     ],
     targets: [
         // Caching core: generic, knows nothing about images (ARCHITECTURE.md, layers).
-        .target(name: "LoupeCaching", swiftSettings: strict),
+        .target(name: "LoupeCaching", dependencies: [.product(name: "Logging", package: "swift-log")], swiftSettings: strict),
 
         // Codecs (ARCHITECTURE.md, layers): system C libraries, a C shim that owns setjmp/longjmp and
         // the GIF compositor, and the Swift module on top.
