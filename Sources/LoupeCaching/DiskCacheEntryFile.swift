@@ -50,12 +50,7 @@ enum DiskCacheEntryFile {
     /// The trailer + footer for `record` (whose `checksum` and `fileSize` are filled in here).
     static func makeTrailer(for record: inout DiskCacheIndex.Record, payload: Data) -> [UInt8] {
         var writer = DiskCacheByteWriter(reservingCapacity: 64 + record.key.utf8.count + footerSize)
-        writer.append(record.key)
-        writer.append(record.storedAt)
-        writer.append(optional: record.expiresAt)
-        writer.append(optional: record.validators.etag)
-        writer.append(optional: record.validators.lastModified)
-        writer.append(optional: record.userInfo)
+        appendMetadata(of: record, to: &writer)
         let trailerLength = UInt32(writer.bytes.count)
         writer.append(trailerLength)
         writer.append(version)
@@ -171,18 +166,41 @@ enum DiskCacheEntryFile {
             else { return nil }
             return trailerBytes.withUnsafeBytes { trailerRaw -> DiskCacheIndex.Record? in
                 var trailer = DiskCacheByteReader(trailerRaw)
-                guard let key = trailer.readString(), let storedAt = trailer.readDate(),
-                      let expiresAt = trailer.readOptionalDate(), let etag = trailer.readOptionalString(),
-                      let lastModified = trailer.readOptionalString(), let userInfo = trailer.readOptionalData(),
-                      trailer.remaining == 0
-                else { return nil }
+                guard let metadata = readMetadata(from: &trailer), trailer.remaining == 0 else { return nil }
                 return DiskCacheIndex.Record(
-                    key: key, generation: generation, payloadSize: payloadSize, fileSize: size,
-                    checksum: checksum, storedAt: storedAt, expiresAt: expiresAt,
-                    lastAccessedAt: min(storedAt, now),
-                    validators: DiskCacheValidators(etag: etag, lastModified: lastModified),
-                    userInfo: userInfo)
+                    key: metadata.key, generation: generation, payloadSize: payloadSize, fileSize: size,
+                    checksum: checksum, storedAt: metadata.storedAt, expiresAt: metadata.expiresAt,
+                    lastAccessedAt: min(metadata.storedAt, now),
+                    validators: metadata.validators, userInfo: metadata.userInfo)
             }
         }
+    }
+
+    /// What an entry carries about itself besides its payload, so the index can be rebuilt
+    /// from the stored entries alone (entry files and segments alike).
+    struct Metadata: Equatable {
+        var key: String
+        var storedAt: Date
+        var expiresAt: Date?
+        var validators: DiskCacheValidators
+        var userInfo: Data?
+    }
+
+    static func appendMetadata(of record: DiskCacheIndex.Record, to writer: inout DiskCacheByteWriter) {
+        writer.append(record.key)
+        writer.append(record.storedAt)
+        writer.append(optional: record.expiresAt)
+        writer.append(optional: record.validators.etag)
+        writer.append(optional: record.validators.lastModified)
+        writer.append(optional: record.userInfo)
+    }
+
+    static func readMetadata(from reader: inout DiskCacheByteReader) -> Metadata? {
+        guard let key = reader.readString(), let storedAt = reader.readDate(),
+              let expiresAt = reader.readOptionalDate(), let etag = reader.readOptionalString(),
+              let lastModified = reader.readOptionalString(), let userInfo = reader.readOptionalData()
+        else { return nil }
+        return Metadata(key: key, storedAt: storedAt, expiresAt: expiresAt,
+                        validators: DiskCacheValidators(etag: etag, lastModified: lastModified), userInfo: userInfo)
     }
 }
