@@ -10,10 +10,10 @@ import Glibc
 /// entries the pipeline stores (100 KB downloads) and small ones (8 KB):
 /// - `DiskCache` as it is: one file per entry (temporary file, `writev`, `close`, `rename`, a
 ///   journal record);
-/// - a prototype of append-only segment files with the journal as index: each entry is
-///   appended to the current 64 MB segment (`writev`, payload + checksummed trailer) and one
-///   journal record (key → segment, offset, length, checksum) is written — no file is created
-///   per entry. Compaction (rewriting segments whose entries were mostly removed) is not part
+/// - append-only segment files with the journal as index: each entry is appended to the current
+///   64 MB segment in the real segment format (`DiskCacheSegment`: one `writev` of header +
+///   metadata, payload, checksummed footer) and one prototype journal record (key → segment,
+///   offset, length, checksum) is written — no file is created per entry. Compaction (rewriting segments whose entries were mostly removed) is not part
 ///   of the prototype, so its cost is not in these figures;
 /// - SQLite through GRDB: one row per entry (`INSERT OR REPLACE`, its own transaction), WAL
 ///   mode with `synchronous = NORMAL`, which like `DiskCache` survives a killed process
@@ -127,22 +127,21 @@ enum DiskStoreComparison {
 
     // MARK: Segments
 
-    /// Prototype: entries appended to 64 MB segment files; the journal maps keys to where they
-    /// are. Enough to measure the write and read paths, not a cache (no eviction, compaction,
-    /// recovery or locking).
+    /// Entries appended to 64 MB segment files in the disk cache's own segment format
+    /// (`DiskCacheSegment`: header, metadata, payload, checksummed footer, one `writev`); a
+    /// prototype journal maps keys to where they are (one record per store). Enough to measure
+    /// the write and read paths, not a cache (no eviction, compaction, recovery or locking):
+    /// `DiskCache` does not use segments yet.
     final class SegmentStore: Store {
-        struct Location {
+        private struct Location {
             var segment: Int
-            var offset: Int
-            var length: Int
-            var checksum: UInt64
+            var location: DiskCacheSegment.Location
             var verified: Bool
         }
 
         private static let segmentLimit = 64 << 20
         private let directory: String
-        private var segments: [Int32] = []
-        private var segmentLength = 0
+        private var segments: [DiskCacheSegment] = []
         private let journal: Int32
         private var index: [String: Location] = [:]
 
@@ -155,42 +154,31 @@ enum DiskStoreComparison {
         }
 
         private func startSegment() throws {
-            let descriptor = open(directory + "/segment-\(segments.count)", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw BenchmarkError("segment: \(errno)") }
-            segments.append(descriptor)
-            segmentLength = 0
+            do {
+                segments.append(try DiskCacheSegment(path: directory + "/segment-\(segments.count)"))
+            } catch {
+                throw BenchmarkError("segment: \(error.errno)")
+            }
         }
 
         func store(_ data: Data, forKey key: String) throws {
-            if segmentLength + data.count > Self.segmentLimit { try startSegment() }
-            // Trailer: key, length, checksum (so segments alone can rebuild the index).
-            var trailer: [UInt8] = []
-            trailer.reserveCapacity(key.utf8.count + 24)
-            trailer.append(contentsOf: key.utf8)
-            let payloadHash = data.withUnsafeBytes { DiskCacheChecksum.hash($0) }
-            let checksum = trailer.withUnsafeBytes { DiskCacheChecksum.hash($0, seed: payloadHash) }
-            withUnsafeBytes(of: UInt64(data.count).littleEndian) { trailer.append(contentsOf: $0) }
-            withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
-            withUnsafeBytes(of: UInt64(0x4C50_5345_474D_4E54).littleEndian) { trailer.append(contentsOf: $0) }
-            let descriptor = segments[segments.count - 1]
-            let written = data.withUnsafeBytes { first in
-                trailer.withUnsafeBytes { second in
-                    var vectors = [
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
-                    ]
-                    return writev(descriptor, &vectors, 2)
-                }
+            if let last = segments.last, last.length + data.count > Self.segmentLimit { try startSegment() }
+            let now = Date()
+            let metadata = DiskCacheEntryFile.Metadata(key: key, storedAt: now, expiresAt: now.addingTimeInterval(7 * 86_400),
+                                                       validators: DiskCacheValidators(), userInfo: nil)
+            let written: DiskCacheSegment.Location
+            do {
+                written = try segments[segments.count - 1].append(data, metadata: metadata)
+            } catch {
+                throw BenchmarkError("segment write: \(error.errno)")
             }
-            guard written == data.count + trailer.count else { throw BenchmarkError("segment write: \(errno)") }
-            let location = Location(segment: segments.count - 1, offset: segmentLength, length: data.count, checksum: checksum, verified: true)
-            segmentLength += written
+            let location = Location(segment: segments.count - 1, location: written, verified: false)
             // Journal record: length, key, segment, offset, length, checksum.
             var record: [UInt8] = []
             record.reserveCapacity(key.utf8.count + 36)
             withUnsafeBytes(of: UInt32(key.utf8.count).littleEndian) { record.append(contentsOf: $0) }
             record.append(contentsOf: key.utf8)
-            for value in [UInt64(location.segment), UInt64(location.offset), UInt64(location.length), checksum] {
+            for value in [UInt64(location.segment), UInt64(written.offset), UInt64(written.length), written.checksum] {
                 withUnsafeBytes(of: value.littleEndian) { record.append(contentsOf: $0) }
             }
             guard record.withUnsafeBytes({ write(journal, $0.baseAddress, $0.count) }) == record.count else {
@@ -200,23 +188,19 @@ enum DiskStoreComparison {
         }
 
         func data(forKey key: String) throws -> Data? {
-            guard let location = index[key] else { return nil }
-            guard let buffer = malloc(location.length) else { throw BenchmarkError("malloc") }
-            let got = pread(segments[location.segment], buffer, location.length, off_t(location.offset))
-            guard got == location.length else {
-                free(buffer)
-                throw BenchmarkError("pread: \(errno)")
-            }
-            if !location.verified {
-                // As DiskCache: verified on the first read of a session (key hash chained).
-                _ = DiskCacheChecksum.hash(UnsafeRawBufferPointer(start: buffer, count: location.length))
+            guard let entry = index[key] else { return nil }
+            // As DiskCache: the checksum is verified on the first read of a session.
+            switch segments[entry.segment].read(entry.location, verify: !entry.verified) {
+            case .payload(let data):
                 index[key]?.verified = true
+                return data
+            case .corrupt: throw BenchmarkError("segment read: corrupt")
+            case .failed(let code): throw BenchmarkError("segment read: \(code)")
             }
-            return Data(bytesNoCopy: buffer, count: location.length, deallocator: .free)
         }
 
         func close() {
-            for descriptor in segments { Glibc.close(descriptor) }
+            for segment in segments { segment.close() }
             Glibc.close(journal)
             segments = []
         }

@@ -16,7 +16,7 @@ import Glibc
 /// Files are written to `<generation>.tmp` and renamed to `<generation>`, so a file under its
 /// final name is always complete; the checksum catches what the rename cannot (a damaged disk,
 /// a file changed behind the cache's back).
-enum DiskCacheEntryFile {
+package enum DiskCacheEntryFile {
     static let footerSize = 24
     private static let magic: UInt64 = 0x4C50_4443_454E_5452 // "LPDCENTR"
     private static let version: UInt32 = 1
@@ -177,22 +177,36 @@ enum DiskCacheEntryFile {
     }
 
     /// What an entry carries about itself besides its payload, so the index can be rebuilt
-    /// from the stored entries alone (entry files and segments alike).
-    struct Metadata: Equatable {
-        var key: String
-        var storedAt: Date
-        var expiresAt: Date?
-        var validators: DiskCacheValidators
-        var userInfo: Data?
+    /// from the stored entries alone (entry files and segments alike). Package-visible for the
+    /// `disk-stores` benchmark, which writes segments in the real format.
+    package struct Metadata: Equatable {
+        package var key: String
+        package var storedAt: Date
+        package var expiresAt: Date?
+        package var validators: DiskCacheValidators
+        package var userInfo: Data?
+
+        package init(key: String, storedAt: Date, expiresAt: Date?, validators: DiskCacheValidators, userInfo: Data?) {
+            self.key = key
+            self.storedAt = storedAt
+            self.expiresAt = expiresAt
+            self.validators = validators
+            self.userInfo = userInfo
+        }
     }
 
     static func appendMetadata(of record: DiskCacheIndex.Record, to writer: inout DiskCacheByteWriter) {
-        writer.append(record.key)
-        writer.append(record.storedAt)
-        writer.append(optional: record.expiresAt)
-        writer.append(optional: record.validators.etag)
-        writer.append(optional: record.validators.lastModified)
-        writer.append(optional: record.userInfo)
+        appendMetadata(Metadata(key: record.key, storedAt: record.storedAt, expiresAt: record.expiresAt,
+                                validators: record.validators, userInfo: record.userInfo), to: &writer)
+    }
+
+    static func appendMetadata(_ metadata: Metadata, to writer: inout DiskCacheByteWriter) {
+        writer.append(metadata.key)
+        writer.append(metadata.storedAt)
+        writer.append(optional: metadata.expiresAt)
+        writer.append(optional: metadata.validators.etag)
+        writer.append(optional: metadata.validators.lastModified)
+        writer.append(optional: metadata.userInfo)
     }
 
     static func readMetadata(from reader: inout DiskCacheByteReader) -> Metadata? {

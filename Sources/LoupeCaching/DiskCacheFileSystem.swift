@@ -10,9 +10,10 @@ import Glibc
 /// Plain system calls rather than `FileManager`: the read path must stay within 1.3× of a raw
 /// read, and every descriptor is opened `O_CLOEXEC` so a child process never inherits (and
 /// keeps alive) the cache's lock.
-enum DiskCacheFileSystem {
-    struct Failure: Error {
-        var errno: Int32
+package enum DiskCacheFileSystem {
+    /// A failed system call's `errno` (package-visible: `DiskCacheSegment`'s calls throw it).
+    package struct Failure: Error {
+        package var errno: Int32
     }
 
     /// Creates `path` and any missing parents, like `mkdir -p`.

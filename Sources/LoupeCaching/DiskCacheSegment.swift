@@ -27,17 +27,19 @@ import Glibc
 /// ``scan()`` stops at and ``truncate(to:)`` drops; the journal never points into it, because
 /// its record is written after the append returns.
 ///
+/// Package-visible (not public) so `LoupeBenchmarks disk-stores` measures this format.
+///
 /// Not thread-safe (not `Sendable`): whoever wires it into `DiskCache` keeps it under the cache's
 /// mutex, or proves that `pread` on an open descriptor may run beside appends.
-final class DiskCacheSegment {
+package final class DiskCacheSegment {
     /// Where an entry lies in its segment and what it must hash to.
-    struct Location: Equatable {
+    package struct Location: Equatable {
         /// Offset of the entry's header in the segment.
-        var offset: Int
+        package var offset: Int
         /// Header + metadata + payload + footer.
-        var length: Int
-        var payloadSize: Int
-        var checksum: UInt64
+        package var length: Int
+        package var payloadSize: Int
+        package var checksum: UInt64
 
         /// The payload is the last part before the footer.
         var payloadOffset: Int { offset + length - DiskCacheSegment.footerSize - payloadSize }
@@ -50,7 +52,7 @@ final class DiskCacheSegment {
     }
 
     /// Outcome of reading an entry.
-    enum ReadResult {
+    package enum ReadResult {
         case payload(Data)
         /// The bytes are not the entry the location describes (wrong checksum, cut short,
         /// damaged framing): a miss for the caller, never data.
@@ -67,10 +69,10 @@ final class DiskCacheSegment {
     private var descriptor: Int32
     /// Bytes known to hold complete entries (or, right after opening, whatever the file held):
     /// the next append starts here.
-    private(set) var length: Int
+    package private(set) var length: Int
 
     /// Opens (creating if needed) the segment at `path` for appending and reading.
-    init(path: String) throws(DiskCacheFileSystem.Failure) {
+    package init(path: String) throws(DiskCacheFileSystem.Failure) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw DiskCacheFileSystem.Failure(errno: errno) }
         var info = stat()
@@ -88,7 +90,7 @@ final class DiskCacheSegment {
         close()
     }
 
-    func close() {
+    package func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
         descriptor = -1
@@ -100,11 +102,17 @@ final class DiskCacheSegment {
     /// returns where it lies. On failure (disk full, I/O error) the segment is cut back to its
     /// length before the call, so nothing half-written remains.
     func append(_ payload: Data, metadataOf record: DiskCacheIndex.Record) throws(DiskCacheFileSystem.Failure) -> Location {
-        var head = DiskCacheByteWriter(reservingCapacity: Self.headerSize + 64 + record.key.utf8.count)
+        try append(payload, metadata: DiskCacheEntryFile.Metadata(
+            key: record.key, storedAt: record.storedAt, expiresAt: record.expiresAt, validators: record.validators, userInfo: record.userInfo))
+    }
+
+    /// Appends `payload` with `metadata`; as ``append(_:metadataOf:)``.
+    package func append(_ payload: Data, metadata: DiskCacheEntryFile.Metadata) throws(DiskCacheFileSystem.Failure) -> Location {
+        var head = DiskCacheByteWriter(reservingCapacity: Self.headerSize + 64 + metadata.key.utf8.count)
         head.append(Self.headerMagic)
         head.append(UInt32(0)) // metadata length, patched below
         head.append(UInt64(payload.count))
-        DiskCacheEntryFile.appendMetadata(of: record, to: &head)
+        DiskCacheEntryFile.appendMetadata(metadata, to: &head)
         head.patch(UInt32(head.bytes.count - Self.headerSize), at: 4)
         let payloadHash = payload.withUnsafeBytes { DiskCacheChecksum.hash($0) }
         let checksum = DiskCacheChecksum.hash(head.bytes, seed: payloadHash)
@@ -142,7 +150,7 @@ final class DiskCacheSegment {
     /// payload is read (segments are append-only, so bytes once verified change only if
     /// something outside the cache writes to the file). Either way the returned `Data` is the
     /// read buffer itself, not a copy.
-    func read(_ location: Location, verify: Bool) -> ReadResult {
+    package func read(_ location: Location, verify: Bool) -> ReadResult {
         guard location.offset >= 0, location.payloadSize >= 0,
               location.length >= Self.headerSize + Self.footerSize + location.payloadSize
         else { return .corrupt }
