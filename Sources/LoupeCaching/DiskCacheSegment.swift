@@ -42,7 +42,7 @@ package final class DiskCacheSegment {
         package var checksum: UInt64
 
         /// The payload is the last part before the footer.
-        var payloadOffset: Int { offset + length - DiskCacheSegment.footerSize - payloadSize }
+        package var payloadOffset: Int { offset + length - DiskCacheSegment.footerSize - payloadSize }
     }
 
     /// An intact entry found by ``scan()``.
