@@ -1,33 +1,33 @@
 import Foundation
-import GRDB
 import LoupeCaching
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `LoupeBenchmarks disk-stores`: the disk cache's write path three ways, side by side, for the
+/// `LoupeBenchmarks disk-stores`: the disk cache's write and read paths side by side, for the
 /// entries the pipeline stores (100 KB downloads) and small ones (8 KB):
 /// - `DiskCache` as it is: one file per entry (temporary file, `writev`, `close`, `rename`, a
 ///   journal record);
 /// - append-only segment files with the journal as index: each entry is appended to the current
 ///   64 MB segment in the real segment format (`DiskCacheSegment`: one `writev` of header +
 ///   metadata, payload, checksummed footer) and one prototype journal record (key → segment,
-///   offset, length, checksum) is written — no file is created per entry. Compaction (rewriting segments whose entries were mostly removed) is not part
-///   of the prototype, so its cost is not in these figures;
-/// - SQLite through GRDB: one row per entry (`INSERT OR REPLACE`, its own transaction), WAL
-///   mode with `synchronous = NORMAL`, which like `DiskCache` survives a killed process
-///   (not a power loss) for every committed write.
+///   offset, length, checksum) is written — no file is created per entry. Compaction (rewriting
+///   segments whose entries were mostly removed) is not part of it, so its cost is not in these
+///   figures. Read with `pread`, and again from an mmap of the segment;
+/// - today's store right after 2,000 files were deleted nearby.
 ///
-/// A fourth variant is today's store right after 2,000 files were deleted nearby.
+/// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a third candidate;
+/// it lost on both paths (README, benchmark table) and was removed with its dependency.
 ///
 /// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
 /// (deleted only at the end, for the reason above);
 /// CPU is the process's user + system time (the kernel's writeback threads are not in it, for
-/// any of the three). Reads: a warm entry read back repeatedly, one byte of each 4 KB page
-/// touched; the prototypes do not record the access (`DiskCache` buffers an access record per
-/// read), which favours them. The mmap variant hands out mapped bytes without a copy: the best
-/// case for mmap, since a real store must keep a mapping alive while any `Data` from it lives.
+/// any of them). Reads: a warm entry read back repeatedly, one byte of each 4 KB page
+/// touched; the segment variants do not record the access (`DiskCache` buffers an access
+/// record per read), which favours them. The mmap variant hands out mapped bytes without a
+/// copy: the best case for mmap, since a real store must keep a mapping alive while any `Data`
+/// from it lives.
 enum DiskStoreComparison {
     /// A store under test: write an entry, read one back.
     protocol Store: AnyObject {
@@ -46,7 +46,6 @@ enum DiskStoreComparison {
             ("one file per entry (DiskCache)", { try FileStore(directory: $0) }),
             ("append-only segments + journal", { try SegmentStore(directory: $0) }),
             ("segments, reads from mmap", { try SegmentStore(directory: $0, readsFromMapping: true) }),
-            ("SQLite via GRDB (WAL, NORMAL)", { try SQLiteStore(directory: $0) }),
             ("one file per entry, 2,000 deleted", { directory in
                 // Untimed: 2,000 files created and deleted just before, as a cache trimming
                 // itself does. On an ext4 without a journal (this machine), creating a file
@@ -243,48 +242,6 @@ enum DiskStoreComparison {
             for segment in segments { segment.close() }
             Glibc.close(journal)
             segments = []
-        }
-    }
-
-    // MARK: SQLite
-
-    /// Prototype: one table, the payload as a blob.
-    final class SQLiteStore: Store {
-        private let queue: DatabaseQueue
-
-        init(directory: URL) throws {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-            queue = try DatabaseQueue(path: directory.path + "/cache.sqlite", configuration: configuration)
-            _ = try queue.writeWithoutTransaction { db in
-                try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            }
-            try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE entry (key TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL,
-                    storedAt REAL NOT NULL, expiresAt REAL, lastAccessedAt REAL NOT NULL)
-                    """)
-            }
-        }
-
-        func store(_ data: Data, forKey key: String) throws {
-            let now = Date().timeIntervalSince1970
-            try queue.write { db in
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO entry (key, data, storedAt, expiresAt, lastAccessedAt) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [key, data, now, now + 7 * 86_400, now])
-            }
-        }
-
-        func data(forKey key: String) throws -> Data? {
-            try queue.read { db in try Data.fetchOne(db, sql: "SELECT data FROM entry WHERE key = ?", arguments: [key]) }
-        }
-
-        func close() {
-            try? queue.close()
         }
     }
 }
