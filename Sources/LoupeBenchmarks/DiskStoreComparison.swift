@@ -239,7 +239,7 @@ enum DiskStoreComparison {
         func close() {
             for mapping in mappings.values { munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress), mapping.count) }
             mappings = [:]
-            for segment in segments { segment.close() }
+            // Each segment's descriptor closes when its last reference goes.
             Glibc.close(journal)
             segments = []
         }

@@ -29,9 +29,12 @@ import Glibc
 ///
 /// Package-visible (not public) so `LoupeBenchmarks disk-stores` measures this format.
 ///
-/// Not thread-safe (not `Sendable`): whoever wires it into `DiskCache` keeps it under the cache's
-/// mutex, or proves that `pread` on an open descriptor may run beside appends.
-package final class DiskCacheSegment {
+/// Reads never wait for appends: a read is a `pread` on a descriptor that stays open for the
+/// segment's whole life (closed in `deinit`, so a reader holding the segment can finish even
+/// after compaction unlinked its file), and it only touches bytes of an entry whose append
+/// returned before the location was handed out. Appends and truncations are serialized by
+/// the segment's own lock.
+package final class DiskCacheSegment: Sendable {
     /// Where an entry lies in its segment and what it must hash to.
     package struct Location: Equatable {
         /// Offset of the entry's header in the segment.
@@ -66,10 +69,13 @@ package final class DiskCacheSegment {
     private static let footerMagic: UInt64 = 0x5344_4E45_4753_504C // "LPSGENDS" little-endian
 
     let path: String
-    private var descriptor: Int32
+    private let descriptor: Int32
     /// Bytes known to hold complete entries (or, right after opening, whatever the file held):
-    /// the next append starts here.
-    package private(set) var length: Int
+    /// the next append starts here. Held by appends for their whole write.
+    private let appendEnd: Locked<Int>
+
+    /// Where the next append starts.
+    package var length: Int { appendEnd.withLock { $0 } }
 
     /// Opens (creating if needed) the segment at `path` for appending and reading.
     package init(path: String) throws(DiskCacheFileSystem.Failure) {
@@ -83,17 +89,11 @@ package final class DiskCacheSegment {
         }
         self.path = path
         self.descriptor = descriptor
-        length = Int(info.st_size)
+        appendEnd = Locked(Int(info.st_size))
     }
 
     deinit {
-        close()
-    }
-
-    package func close() {
-        guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
-        descriptor = -1
     }
 
     // MARK: Writing
@@ -120,25 +120,29 @@ package final class DiskCacheSegment {
         footer.append(checksum)
         footer.append(Self.footerMagic)
 
-        let start = length
-        guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else { throw DiskCacheFileSystem.Failure(errno: errno) }
-        do throws(DiskCacheFileSystem.Failure) {
-            try DiskCacheFileSystem.writeAll(descriptor, head.bytes, payload, footer.bytes)
-        } catch {
-            // Best effort: if this fails too, the torn bytes lie beyond `length`, where the next
-            // append overwrites them and a scan stops at them.
-            _ = ftruncate(descriptor, off_t(start))
-            throw error
-        }
         let entryLength = head.bytes.count + payload.count + Self.footerSize
-        length = start + entryLength
-        return Location(offset: start, length: entryLength, payloadSize: payload.count, checksum: checksum)
+        return try appendEnd.withLock { (end) throws(DiskCacheFileSystem.Failure) -> Location in
+            let start = end
+            guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else { throw DiskCacheFileSystem.Failure(errno: errno) }
+            do throws(DiskCacheFileSystem.Failure) {
+                try DiskCacheFileSystem.writeAll(descriptor, head.bytes, payload, footer.bytes)
+            } catch {
+                // Best effort: if this fails too, the torn bytes lie beyond `end`, where the next
+                // append overwrites them and a scan stops at them.
+                _ = ftruncate(descriptor, off_t(start))
+                throw error
+            }
+            end = start + entryLength
+            return Location(offset: start, length: entryLength, payloadSize: payload.count, checksum: checksum)
+        }
     }
 
     /// Cuts the segment to `newLength` bytes: drops a torn tail that ``scan()`` found.
     func truncate(to newLength: Int) throws(DiskCacheFileSystem.Failure) {
-        guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw DiskCacheFileSystem.Failure(errno: errno) }
-        length = newLength
+        try appendEnd.withLock { (end) throws(DiskCacheFileSystem.Failure) in
+            guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw DiskCacheFileSystem.Failure(errno: errno) }
+            end = newLength
+        }
     }
 
     // MARK: Reading
@@ -184,6 +188,7 @@ package final class DiskCacheSegment {
     func scan() -> (entries: [ScannedEntry], intactLength: Int) {
         var entries: [ScannedEntry] = []
         var offset = 0
+        let length = self.length
         var header = [UInt8](repeating: 0, count: Self.headerSize)
         while offset + Self.headerSize + Self.footerSize <= length {
             let headerRead = header.withUnsafeMutableBytes { raw -> Result<Int, DiskCacheFileSystem.Failure> in

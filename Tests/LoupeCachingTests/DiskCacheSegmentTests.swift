@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCaching
 
@@ -66,7 +67,6 @@ import Glibc
         #expect(scan.entries[2].metadata.key == String(repeating: "k/../", count: 2_000))
 
         // Reopened, the segment continues where it ended.
-        segment.close()
         let reopened = try DiskCacheSegment(path: directory.path + "/segment")
         #expect(reopened.length == c.offset + c.length)
         let d = try reopened.append(Data([1, 2, 3]), metadataOf: record("d"))
@@ -115,7 +115,6 @@ import Glibc
         let writer = try DiskCacheSegment(path: path)
         let a = try writer.append(bytes(3_000, seed: 1), metadataOf: record("a"))
         let b = try writer.append(bytes(3_000, seed: 2), metadataOf: record("b"))
-        writer.close()
         // Every cut inside the last entry, coarse steps plus the edges of header and footer.
         let cuts = Array(stride(from: b.offset + 1, to: b.offset + b.length, by: 397))
             + [b.offset + DiskCacheSegment.headerSize, b.offset + b.length - 1, b.offset + b.length - DiskCacheSegment.footerSize]
@@ -129,7 +128,6 @@ import Glibc
             let again = try reopened.append(bytes(3_000, seed: 2), metadataOf: record("b"))
             #expect(again == b, "the rewritten entry lands where the torn one began")
             #expect(reopened.scan().entries.map(\.location) == [a, b])
-            reopened.close()
         }
         // Garbage after the last entry (a torn header) is dropped the same way.
         let descriptor = open(path, O_WRONLY | O_APPEND)
@@ -139,5 +137,49 @@ import Glibc
         close(descriptor)
         let reopened = try DiskCacheSegment(path: path)
         #expect(reopened.scan().intactLength == b.offset + b.length)
+    }
+
+    /// Reads are `pread`s that never wait for appends: readers on four tasks read entries
+    /// published so far while one thread appends 200 more (as the journal hands out a location
+    /// only after its append returned). Every read is the bytes appended, verified or not.
+    /// Run under ThreadSanitizer too (Scripts/test.sh).
+    @Test func readsDuringAppendsSeeCompleteEntries() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let segment = try DiskCacheSegment(path: directory.path + "/segment")
+        let first = bytes(20_000, seed: 0)
+        let published = Locked([(location: try segment.append(first, metadataOf: record("0")), data: first)])
+        let appended = Gate()
+        let records = (1...200).map { record("\($0)") }
+        let appender = Thread {
+            for (index, record) in zip(1..., records) {
+                let data = bytes(20_000, seed: UInt8(truncatingIfNeeded: index))
+                guard let location = try? segment.append(data, metadataOf: record) else { break }
+                published.withLock { $0.append((location, data)) }
+            }
+            appended.open()
+        }
+        appender.start()
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for reader in 0..<4 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<400 {
+                        let entries = published.withLock { $0 }
+                        let entry = entries[(round * 7 + reader) % entries.count]
+                        guard case .payload(let data) = segment.read(entry.location, verify: round % 2 == 0), data == entry.data else {
+                            mismatches += 1
+                            continue
+                        }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        try await appended.wait()
+        #expect(mismatches == 0)
+        #expect(published.withLock { $0.count } == 201)
+        #expect(segment.scan().entries.count == 201)
     }
 }
