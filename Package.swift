@@ -29,12 +29,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
-        // Benchmarks only: SQLite as a candidate store for the disk cache (`disk-stores`).
-        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (ARCHITECTURE.md, layers).
-        .target(name: "LoupeCaching", swiftSettings: strict),
+        .target(name: "LoupeCaching", dependencies: [.product(name: "Logging", package: "swift-log")], swiftSettings: strict),
 
         // Codecs (ARCHITECTURE.md, layers): system C libraries, a C shim that owns setjmp/longjmp and
         // the GIF compositor, and the Swift module on top.
@@ -138,7 +136,6 @@ let package = Package(
             name: "LoupeBenchmarks",
             dependencies: [
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.

@@ -16,7 +16,7 @@ packages=(
   jq                                                      # the README's loupe fetch --json examples
   wrk                                                     # load generator of Scripts/bench-serve.sh
   curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
-  libsqlite3-dev valgrind                                 # SQLite for GRDB (benchmarks' disk-stores); callgrind (pipeline-instructions)
+  valgrind                                                # callgrind (pipeline-instructions)
 )
 
 missing=()

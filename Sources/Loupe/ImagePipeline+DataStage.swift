@@ -141,7 +141,7 @@ extension ImagePipeline {
     // MARK: Disk cache
 
     /// The disk entry for `key`, stale or not (written or still staged).
-    private func cachedEntry(forKey key: String) -> DataCacheWriter.Entry? {
+    private func cachedEntry(forKey key: String) -> DiskCacheEntry? {
         dataCacheWriter?.entry(forKey: key)
     }
 
@@ -152,7 +152,7 @@ extension ImagePipeline {
             dataCacheWriter.remove(forKey: key)
             return
         }
-        dataCacheWriter.store(response.data, forKey: key, expiresAt: freshness.expiresAt, validators: Self.validators(of: response))
+        dataCacheWriter.store(response.data, forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt), validators: Self.validators(of: response))
     }
 
     private func refreshCachedEntry(forKey key: String, freshness: HTTPFreshness, response: DataResponse, previous: DiskCacheValidators) {
@@ -160,7 +160,7 @@ extension ImagePipeline {
         var validators = Self.validators(of: response)
         validators.etag = validators.etag ?? previous.etag
         validators.lastModified = validators.lastModified ?? previous.lastModified
-        dataCacheWriter?.markRevalidated(forKey: key, expiresAt: freshness.expiresAt, validators: validators)
+        dataCacheWriter?.markRevalidated(forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt), validators: validators)
     }
 
     private static func validators(of response: DataResponse) -> DiskCacheValidators {

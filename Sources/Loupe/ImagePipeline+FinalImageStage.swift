@@ -71,7 +71,7 @@ extension ImagePipeline {
                         try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
                     }
                 }
-                dataCacheWriter.store(data, forKey: diskKey, expiresAt: expiresAt, validators: DiskCacheValidators())
+                dataCacheWriter.store(data, forKey: diskKey, expiry: DiskCacheExpiry(expiresAt: expiresAt))
             } catch {
                 logger.warning("encoding a processed image failed", metadata: ["key": "\(diskKey)", "error": "\(error)"])
             }

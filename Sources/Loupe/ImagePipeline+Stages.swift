@@ -16,7 +16,7 @@ import LoupeCaching
 //     ▼
 //   dataStage         runDataStage: a local file or data URL, else the     +DataStage.swift
 //                     disk cache (fresh, or revalidated) or the network,
-//                     stored through DataCacheWriter
+//                     stored through DiskCacheWriter (LoupeCaching)
 //
 //   data(for:) ─► dataRequestStage (logs its failure once) ─► dataStage
 //

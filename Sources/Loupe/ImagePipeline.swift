@@ -42,7 +42,7 @@ public final class ImagePipeline: Sendable {
     let recorder = Recorder()
     let progressObservers = ProgressObservers()
     /// Writes to `configuration.dataCache` in the background; `nil` without a disk cache.
-    let dataCacheWriter: DataCacheWriter?
+    let dataCacheWriter: DiskCacheWriter?
     let logger: Logger
     /// Whether debug messages are logged: checked once, because our copy of the logger never
     /// changes and the check is on the memory hit path.
@@ -54,7 +54,7 @@ public final class ImagePipeline: Sendable {
         logger = configuration.logger
         logsDebug = configuration.logger.logLevel <= .debug
         dataCacheWriter = configuration.dataCache.map {
-            DataCacheWriter(cache: $0, stagingLimit: configuration.dataCacheStagingLimit, now: configuration.now, logger: configuration.logger)
+            DiskCacheWriter(cache: $0, stagingLimit: configuration.dataCacheStagingLimit, logger: configuration.logger)
         }
         memoryCache = configuration.isMemoryCacheEnabled
             ? MemoryCache(configuration: .init(

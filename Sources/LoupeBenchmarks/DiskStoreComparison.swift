@@ -1,31 +1,33 @@
 import Foundation
-import GRDB
 import LoupeCaching
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `LoupeBenchmarks disk-stores`: the disk cache's write path three ways, side by side, for the
+/// `LoupeBenchmarks disk-stores`: the disk cache's write and read paths side by side, for the
 /// entries the pipeline stores (100 KB downloads) and small ones (8 KB):
 /// - `DiskCache` as it is: one file per entry (temporary file, `writev`, `close`, `rename`, a
 ///   journal record);
-/// - a prototype of append-only segment files with the journal as index: each entry is
-///   appended to the current 64 MB segment (`writev`, payload + checksummed trailer) and one
-///   journal record (key → segment, offset, length, checksum) is written — no file is created
-///   per entry. Compaction (rewriting segments whose entries were mostly removed) is not part
-///   of the prototype, so its cost is not in these figures;
-/// - SQLite through GRDB: one row per entry (`INSERT OR REPLACE`, its own transaction), WAL
-///   mode with `synchronous = NORMAL`, which like `DiskCache` survives a killed process
-///   (not a power loss) for every committed write.
+/// - append-only segment files with the journal as index: each entry is appended to the current
+///   64 MB segment in the real segment format (`DiskCacheSegment`: one `writev` of header +
+///   metadata, payload, checksummed footer) and one prototype journal record (key → segment,
+///   offset, length, checksum) is written — no file is created per entry. Compaction (rewriting
+///   segments whose entries were mostly removed) is not part of it, so its cost is not in these
+///   figures. Read with `pread`, and again from an mmap of the segment;
+/// - today's store right after 2,000 files were deleted nearby.
 ///
-/// A fourth variant is today's store right after 2,000 files were deleted nearby.
+/// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a third candidate;
+/// it lost on both paths (README, benchmark table) and was removed with its dependency.
 ///
 /// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
 /// (deleted only at the end, for the reason above);
 /// CPU is the process's user + system time (the kernel's writeback threads are not in it, for
-/// any of the three). Reads: a warm entry read back repeatedly; the prototypes do not record
-/// the access (`DiskCache` buffers an access record per read), which favours them.
+/// any of them). Reads: a warm entry read back repeatedly, one byte of each 4 KB page
+/// touched; the segment variants do not record the access (`DiskCache` buffers an access
+/// record per read), which favours them. The mmap variant hands out mapped bytes without a
+/// copy: the best case for mmap, since a real store must keep a mapping alive while any `Data`
+/// from it lives.
 enum DiskStoreComparison {
     /// A store under test: write an entry, read one back.
     protocol Store: AnyObject {
@@ -43,7 +45,7 @@ enum DiskStoreComparison {
         let makers: [(name: String, make: (URL) throws -> any Store)] = [
             ("one file per entry (DiskCache)", { try FileStore(directory: $0) }),
             ("append-only segments + journal", { try SegmentStore(directory: $0) }),
-            ("SQLite via GRDB (WAL, NORMAL)", { try SQLiteStore(directory: $0) }),
+            ("segments, reads from mmap", { try SegmentStore(directory: $0, readsFromMapping: true) }),
             ("one file per entry, 2,000 deleted", { directory in
                 // Untimed: 2,000 files created and deleted just before, as a cache trimming
                 // itself does. On an ext4 without a journal (this machine), creating a file
@@ -81,7 +83,10 @@ enum DiskStoreComparison {
                     _ = try store.data(forKey: key) // first read verifies the checksum
                     let readStart = ContinuousClock.now
                     for _ in 0..<readCount {
-                        guard try store.data(forKey: key)?.count == size else { throw BenchmarkError("\(maker.name): read missed") }
+                        guard let data = try store.data(forKey: key), data.count == size else { throw BenchmarkError("\(maker.name): read missed") }
+                        // One byte per 4 KB page, as a decoder reads them all: a mapping's pages
+                        // must be there too, not only its length.
+                        blackHole(stride(from: 0, to: size, by: 4_096).reduce(UInt8(0)) { $0 &+ data[$1] })
                     }
                     let readTime = seconds(readStart.duration(to: .now))
                     store.close()
@@ -127,26 +132,31 @@ enum DiskStoreComparison {
 
     // MARK: Segments
 
-    /// Prototype: entries appended to 64 MB segment files; the journal maps keys to where they
-    /// are. Enough to measure the write and read paths, not a cache (no eviction, compaction,
-    /// recovery or locking).
+    /// Entries appended to 64 MB segment files in the disk cache's own segment format
+    /// (`DiskCacheSegment`: header, metadata, payload, checksummed footer, one `writev`); a
+    /// prototype journal maps keys to where they are (one record per store). Enough to measure
+    /// the write and read paths, not a cache (no eviction, compaction, recovery or locking):
+    /// `DiskCache` does not use segments yet.
     final class SegmentStore: Store {
-        struct Location {
+        private struct Location {
             var segment: Int
-            var offset: Int
-            var length: Int
-            var checksum: UInt64
+            var location: DiskCacheSegment.Location
             var verified: Bool
         }
 
         private static let segmentLimit = 64 << 20
         private let directory: String
-        private var segments: [Int32] = []
-        private var segmentLength = 0
+        private var segments: [DiskCacheSegment] = []
         private let journal: Int32
         private var index: [String: Location] = [:]
+        /// Reads from a read-only mapping of each segment instead of `pread`, handing out the
+        /// mapped bytes without a copy (the best case for mmap: a real store would have to keep
+        /// a mapping alive while any `Data` from it lives, and remap as segments grow).
+        private let readsFromMapping: Bool
+        private var mappings: [Int: UnsafeRawBufferPointer] = [:]
 
-        init(directory: URL) throws {
+        init(directory: URL, readsFromMapping: Bool = false) throws {
+            self.readsFromMapping = readsFromMapping
             self.directory = directory.path
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             journal = open(directory.path + "/journal", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -155,42 +165,31 @@ enum DiskStoreComparison {
         }
 
         private func startSegment() throws {
-            let descriptor = open(directory + "/segment-\(segments.count)", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw BenchmarkError("segment: \(errno)") }
-            segments.append(descriptor)
-            segmentLength = 0
+            do {
+                segments.append(try DiskCacheSegment(path: directory + "/segment-\(segments.count)"))
+            } catch {
+                throw BenchmarkError("segment: \(error.errno)")
+            }
         }
 
         func store(_ data: Data, forKey key: String) throws {
-            if segmentLength + data.count > Self.segmentLimit { try startSegment() }
-            // Trailer: key, length, checksum (so segments alone can rebuild the index).
-            var trailer: [UInt8] = []
-            trailer.reserveCapacity(key.utf8.count + 24)
-            trailer.append(contentsOf: key.utf8)
-            let payloadHash = data.withUnsafeBytes { DiskCacheChecksum.hash($0) }
-            let checksum = trailer.withUnsafeBytes { DiskCacheChecksum.hash($0, seed: payloadHash) }
-            withUnsafeBytes(of: UInt64(data.count).littleEndian) { trailer.append(contentsOf: $0) }
-            withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
-            withUnsafeBytes(of: UInt64(0x4C50_5345_474D_4E54).littleEndian) { trailer.append(contentsOf: $0) }
-            let descriptor = segments[segments.count - 1]
-            let written = data.withUnsafeBytes { first in
-                trailer.withUnsafeBytes { second in
-                    var vectors = [
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
-                    ]
-                    return writev(descriptor, &vectors, 2)
-                }
+            if let last = segments.last, last.length + data.count > Self.segmentLimit { try startSegment() }
+            let now = Date()
+            let metadata = DiskCacheEntryFile.Metadata(key: key, storedAt: now, expiresAt: now.addingTimeInterval(7 * 86_400),
+                                                       validators: DiskCacheValidators(), userInfo: nil)
+            let written: DiskCacheSegment.Location
+            do {
+                written = try segments[segments.count - 1].append(data, metadata: metadata)
+            } catch {
+                throw BenchmarkError("segment write: \(error.errno)")
             }
-            guard written == data.count + trailer.count else { throw BenchmarkError("segment write: \(errno)") }
-            let location = Location(segment: segments.count - 1, offset: segmentLength, length: data.count, checksum: checksum, verified: true)
-            segmentLength += written
+            let location = Location(segment: segments.count - 1, location: written, verified: false)
             // Journal record: length, key, segment, offset, length, checksum.
             var record: [UInt8] = []
             record.reserveCapacity(key.utf8.count + 36)
             withUnsafeBytes(of: UInt32(key.utf8.count).littleEndian) { record.append(contentsOf: $0) }
             record.append(contentsOf: key.utf8)
-            for value in [UInt64(location.segment), UInt64(location.offset), UInt64(location.length), checksum] {
+            for value in [UInt64(location.segment), UInt64(written.offset), UInt64(written.length), written.checksum] {
                 withUnsafeBytes(of: value.littleEndian) { record.append(contentsOf: $0) }
             }
             guard record.withUnsafeBytes({ write(journal, $0.baseAddress, $0.count) }) == record.count else {
@@ -200,67 +199,49 @@ enum DiskStoreComparison {
         }
 
         func data(forKey key: String) throws -> Data? {
-            guard let location = index[key] else { return nil }
-            guard let buffer = malloc(location.length) else { throw BenchmarkError("malloc") }
-            let got = pread(segments[location.segment], buffer, location.length, off_t(location.offset))
-            guard got == location.length else {
-                free(buffer)
-                throw BenchmarkError("pread: \(errno)")
+            guard let entry = index[key] else { return nil }
+            if readsFromMapping { return try mappedData(entry, forKey: key) }
+            // As DiskCache: the checksum is verified on the first read of a session.
+            switch segments[entry.segment].read(entry.location, verify: !entry.verified) {
+            case .payload(let data):
+                index[key]?.verified = true
+                return data
+            case .corrupt: throw BenchmarkError("segment read: corrupt")
+            case .failed(let code): throw BenchmarkError("segment read: \(code)")
             }
-            if !location.verified {
-                // As DiskCache: verified on the first read of a session (key hash chained).
-                _ = DiskCacheChecksum.hash(UnsafeRawBufferPointer(start: buffer, count: location.length))
+        }
+
+        private func mappedData(_ entry: Location, forKey key: String) throws -> Data {
+            let mapping: UnsafeRawBufferPointer
+            if let mapped = mappings[entry.segment] {
+                mapping = mapped
+            } else {
+                let length = segments[entry.segment].length
+                let descriptor = open(directory + "/segment-\(entry.segment)", O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { throw BenchmarkError("open for mmap: \(errno)") }
+                defer { Glibc.close(descriptor) }
+                guard let base = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), base != MAP_FAILED else {
+                    throw BenchmarkError("mmap: \(errno)")
+                }
+                mapping = UnsafeRawBufferPointer(start: base, count: length)
+                mappings[entry.segment] = mapping
+            }
+            let location = entry.location
+            guard location.offset + location.length <= mapping.count, let base = mapping.baseAddress else { throw BenchmarkError("mapping too short") }
+            if !entry.verified {
+                // The same work as DiskCacheSegment's check: the payload hashed, then the rest.
+                _ = DiskCacheChecksum.hash(UnsafeRawBufferPointer(rebasing: mapping[location.offset..<(location.offset + location.length)]))
                 index[key]?.verified = true
             }
-            return Data(bytesNoCopy: buffer, count: location.length, deallocator: .free)
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + location.payloadOffset), count: location.payloadSize, deallocator: .none)
         }
 
         func close() {
-            for descriptor in segments { Glibc.close(descriptor) }
+            for mapping in mappings.values { munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress), mapping.count) }
+            mappings = [:]
+            // Each segment's descriptor closes when its last reference goes.
             Glibc.close(journal)
             segments = []
-        }
-    }
-
-    // MARK: SQLite
-
-    /// Prototype: one table, the payload as a blob.
-    final class SQLiteStore: Store {
-        private let queue: DatabaseQueue
-
-        init(directory: URL) throws {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            var configuration = Configuration()
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-            queue = try DatabaseQueue(path: directory.path + "/cache.sqlite", configuration: configuration)
-            _ = try queue.writeWithoutTransaction { db in
-                try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            }
-            try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE entry (key TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL,
-                    storedAt REAL NOT NULL, expiresAt REAL, lastAccessedAt REAL NOT NULL)
-                    """)
-            }
-        }
-
-        func store(_ data: Data, forKey key: String) throws {
-            let now = Date().timeIntervalSince1970
-            try queue.write { db in
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO entry (key, data, storedAt, expiresAt, lastAccessedAt) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [key, data, now, now + 7 * 86_400, now])
-            }
-        }
-
-        func data(forKey key: String) throws -> Data? {
-            try queue.read { db in try Data.fetchOne(db, sql: "SELECT data FROM entry WHERE key = ?", arguments: [key]) }
-        }
-
-        func close() {
-            try? queue.close()
         }
     }
 }

@@ -7,16 +7,27 @@ import Glibc
 /// A persistent cache of byte payloads keyed by strings, with a size limit, per-entry expiry and
 /// HTTP validators, that survives crashes without serving damaged data.
 ///
+/// Every rule of the disk cache is listed here; each concept has its file (`DiskCacheJournal`,
+/// `DiskCacheIndex`, `DiskCacheEntryFile`, `DiskCacheChecksum`, recovery in
+/// `DiskCache+Recovery`, background writes in ``DiskCacheWriter``).
+///
 /// - **Size**: the sum of payload sizes never exceeds `Configuration.sizeLimit` once `store`
-///   returns; crossing it evicts least-recently-used entries down to the low-water mark.
-///   A payload larger than the limit is refused with `DiskCacheError.entryTooLarge`.
+///   returns; crossing it evicts least-recently-used entries down to the low-water mark
+///   (`Configuration.lowWaterFraction`). A read marks an entry used. A payload larger than the
+///   limit is refused with `DiskCacheError.entryTooLarge`.
+/// - **Keys**: any string (slashes, `..`, empty, 10 KB); key + validators + user info together
+///   are at most `metadataLimit` bytes (`DiskCacheError.metadataTooLarge`), a longer key is a miss.
 /// - **Age**: `data(forKey:)` returns fresh payloads only; `entry(forKey:)` also returns stale
 ///   ones with their validators, and `markRevalidated` refreshes an entry after a 304 without
 ///   rewriting its payload. Expiry and last access live in the cache's journal, not in file
 ///   timestamps (Linux cannot set creation dates and access times depend on mount options).
 /// - **Lookups** go through an in-memory index loaded from the journal when the cache opens;
 ///   nothing lists the directory except recovery after a crash or a lost journal.
-/// - **Crash safety**: each entry is written to a temporary file and renamed into place, and
+/// - **Background writes**: ``DiskCacheWriter`` stages stores in memory (bounded), serves them
+///   before they are written and writes them in order on one queue; `flush()` waits for them.
+///   Users that must not wait for the disk (the image pipeline, the service's result cache)
+///   write through it; `store` itself always writes before returning.
+/// - **Durability / crash safety**: each entry is written to a temporary file and renamed into place, and
 ///   carries an XXH64 checksum. The checksum is verified on the entry's first read in a session
 ///   and again whenever its file's inode, size or change time differs from when it last passed;
 ///   a failing entry is removed and reported as `DiskCacheError.corruptEntry`, never returned.
@@ -76,7 +87,8 @@ public final class DiskCache: Sendable {
     /// What opening this cache had to repair.
     public let recovery: Recovery
 
-    private let now: @Sendable () -> Date
+    /// The wall clock expiry is judged by (the writer stages by it too).
+    let now: @Sendable () -> Date
     /// `<directory>/entries/` as UTF-8, the prefix of every entry file path.
     private let entriesPrefix: [UInt8]
     private let state: Locked<State>

@@ -26,6 +26,12 @@ public enum DiskCacheExpiry: Sendable, Hashable {
     /// At the given date.
     case at(Date)
 
+    /// The policy for an absolute expiry date: `.at(date)`, or `.never` when `date` is `nil`
+    /// (an HTTP response's freshness gives one or the other).
+    public init(expiresAt date: Date?) {
+        self = date.map { .at($0) } ?? .never
+    }
+
     /// The expiry date this policy gives at `now`, or `nil` for "never".
     func date(now: Date, defaultTimeToLive: TimeInterval?) -> Date? {
         switch self {

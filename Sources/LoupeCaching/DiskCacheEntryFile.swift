@@ -16,7 +16,7 @@ import Glibc
 /// Files are written to `<generation>.tmp` and renamed to `<generation>`, so a file under its
 /// final name is always complete; the checksum catches what the rename cannot (a damaged disk,
 /// a file changed behind the cache's back).
-enum DiskCacheEntryFile {
+package enum DiskCacheEntryFile {
     static let footerSize = 24
     private static let magic: UInt64 = 0x4C50_4443_454E_5452 // "LPDCENTR"
     private static let version: UInt32 = 1
@@ -50,12 +50,7 @@ enum DiskCacheEntryFile {
     /// The trailer + footer for `record` (whose `checksum` and `fileSize` are filled in here).
     static func makeTrailer(for record: inout DiskCacheIndex.Record, payload: Data) -> [UInt8] {
         var writer = DiskCacheByteWriter(reservingCapacity: 64 + record.key.utf8.count + footerSize)
-        writer.append(record.key)
-        writer.append(record.storedAt)
-        writer.append(optional: record.expiresAt)
-        writer.append(optional: record.validators.etag)
-        writer.append(optional: record.validators.lastModified)
-        writer.append(optional: record.userInfo)
+        appendMetadata(of: record, to: &writer)
         let trailerLength = UInt32(writer.bytes.count)
         writer.append(trailerLength)
         writer.append(version)
@@ -171,18 +166,55 @@ enum DiskCacheEntryFile {
             else { return nil }
             return trailerBytes.withUnsafeBytes { trailerRaw -> DiskCacheIndex.Record? in
                 var trailer = DiskCacheByteReader(trailerRaw)
-                guard let key = trailer.readString(), let storedAt = trailer.readDate(),
-                      let expiresAt = trailer.readOptionalDate(), let etag = trailer.readOptionalString(),
-                      let lastModified = trailer.readOptionalString(), let userInfo = trailer.readOptionalData(),
-                      trailer.remaining == 0
-                else { return nil }
+                guard let metadata = readMetadata(from: &trailer), trailer.remaining == 0 else { return nil }
                 return DiskCacheIndex.Record(
-                    key: key, generation: generation, payloadSize: payloadSize, fileSize: size,
-                    checksum: checksum, storedAt: storedAt, expiresAt: expiresAt,
-                    lastAccessedAt: min(storedAt, now),
-                    validators: DiskCacheValidators(etag: etag, lastModified: lastModified),
-                    userInfo: userInfo)
+                    key: metadata.key, generation: generation, payloadSize: payloadSize, fileSize: size,
+                    checksum: checksum, storedAt: metadata.storedAt, expiresAt: metadata.expiresAt,
+                    lastAccessedAt: min(metadata.storedAt, now),
+                    validators: metadata.validators, userInfo: metadata.userInfo)
             }
         }
+    }
+
+    /// What an entry carries about itself besides its payload, so the index can be rebuilt
+    /// from the stored entries alone (entry files and segments alike). Package-visible for the
+    /// `disk-stores` benchmark, which writes segments in the real format.
+    package struct Metadata: Equatable {
+        package var key: String
+        package var storedAt: Date
+        package var expiresAt: Date?
+        package var validators: DiskCacheValidators
+        package var userInfo: Data?
+
+        package init(key: String, storedAt: Date, expiresAt: Date?, validators: DiskCacheValidators, userInfo: Data?) {
+            self.key = key
+            self.storedAt = storedAt
+            self.expiresAt = expiresAt
+            self.validators = validators
+            self.userInfo = userInfo
+        }
+    }
+
+    static func appendMetadata(of record: DiskCacheIndex.Record, to writer: inout DiskCacheByteWriter) {
+        appendMetadata(Metadata(key: record.key, storedAt: record.storedAt, expiresAt: record.expiresAt,
+                                validators: record.validators, userInfo: record.userInfo), to: &writer)
+    }
+
+    static func appendMetadata(_ metadata: Metadata, to writer: inout DiskCacheByteWriter) {
+        writer.append(metadata.key)
+        writer.append(metadata.storedAt)
+        writer.append(optional: metadata.expiresAt)
+        writer.append(optional: metadata.validators.etag)
+        writer.append(optional: metadata.validators.lastModified)
+        writer.append(optional: metadata.userInfo)
+    }
+
+    static func readMetadata(from reader: inout DiskCacheByteReader) -> Metadata? {
+        guard let key = reader.readString(), let storedAt = reader.readDate(),
+              let expiresAt = reader.readOptionalDate(), let etag = reader.readOptionalString(),
+              let lastModified = reader.readOptionalString(), let userInfo = reader.readOptionalData()
+        else { return nil }
+        return Metadata(key: key, storedAt: storedAt, expiresAt: expiresAt,
+                        validators: DiskCacheValidators(etag: etag, lastModified: lastModified), userInfo: userInfo)
     }
 }

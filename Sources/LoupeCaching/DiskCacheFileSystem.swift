@@ -10,9 +10,10 @@ import Glibc
 /// Plain system calls rather than `FileManager`: the read path must stay within 1.3× of a raw
 /// read, and every descriptor is opened `O_CLOEXEC` so a child process never inherits (and
 /// keeps alive) the cache's lock.
-enum DiskCacheFileSystem {
-    struct Failure: Error {
-        var errno: Int32
+package enum DiskCacheFileSystem {
+    /// A failed system call's `errno` (package-visible: `DiskCacheSegment`'s calls throw it).
+    package struct Failure: Error {
+        package var errno: Int32
     }
 
     /// Creates `path` and any missing parents, like `mkdir -p`.
@@ -66,27 +67,33 @@ enum DiskCacheFileSystem {
     /// Writes `data` then `tail` with one `writev` (one system call per entry file instead of
     /// two), finishing a short write with plain writes.
     static func writeAll(_ descriptor: Int32, _ data: Data, _ tail: [UInt8]) throws(Failure) {
-        let failure: Failure? = data.withUnsafeBytes { first in
-            tail.withUnsafeBytes { second in
-                do throws(Failure) {
-                    var vectors = [
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count),
-                    ]
-                    var written = writev(descriptor, &vectors, 2)
-                    if written < 0 {
-                        guard errno == EINTR else { throw Failure(errno: errno) }
-                        written = 0
+        try writeAll(descriptor, [], data, tail)
+    }
+
+    /// Writes `head`, `data` and `tail` with one `writev` (a segment entry: header + metadata,
+    /// payload, footer), finishing a short write with plain writes.
+    static func writeAll(_ descriptor: Int32, _ head: [UInt8], _ data: Data, _ tail: [UInt8]) throws(Failure) {
+        let failure: Failure? = head.withUnsafeBytes { zeroth in
+            data.withUnsafeBytes { first in
+                tail.withUnsafeBytes { second in
+                    do throws(Failure) {
+                        let parts = [zeroth, first, second]
+                        var vectors = parts.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+                        var written = writev(descriptor, &vectors, Int32(vectors.count))
+                        if written < 0 {
+                            guard errno == EINTR else { throw Failure(errno: errno) }
+                            written = 0
+                        }
+                        // Whatever the short write left of each part, in order.
+                        for part in parts {
+                            let done = min(written, part.count)
+                            written -= done
+                            if done < part.count { try writeAll(descriptor, UnsafeRawBufferPointer(rebasing: part[done...])) }
+                        }
+                        return nil
+                    } catch {
+                        return error
                     }
-                    if written < first.count {
-                        try writeAll(descriptor, UnsafeRawBufferPointer(rebasing: first[written...]))
-                        try writeAll(descriptor, second)
-                    } else {
-                        try writeAll(descriptor, UnsafeRawBufferPointer(rebasing: second[(written - first.count)...]))
-                    }
-                    return nil
-                } catch {
-                    return error
                 }
             }
         }

@@ -61,7 +61,7 @@ public final class ImageServer: Sendable {
             logger.warning("serving unsigned URLs ('insecure' or '_'): anyone can make this server process any allowed source")
         }
         try await serviceGroup.run()
-        await service.pipeline.flushDataCache()
+        await service.flushCaches()
     }
 
     /// Starts a graceful shutdown, as SIGTERM does.

@@ -38,7 +38,7 @@ final class ImageService: Sendable {
             resultDisk = try DiskCache(directory: folder.appendingPathComponent("results"),
                                        configuration: .init(sizeLimit: settings.diskLimit))
         }
-        results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk)
+        results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk, logger: logger)
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
                                                       maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
@@ -180,6 +180,13 @@ final class ImageService: Sendable {
         metrics.stageDuration("queue", waited)
         results.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
         return result
+    }
+
+    /// Returns once what both disk caches (sources and results) were handed is written: the
+    /// last step of a graceful shutdown.
+    func flushCaches() async {
+        await pipeline.flushDataCache()
+        await results.flush()
     }
 
     // MARK: - Mapping

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LoupeCaching
 import LoupeCodecs
+import Logging
 
 /// One encoded result: the bytes the service answers with and what describes them.
 struct EncodedResult: Sendable {
@@ -38,22 +39,23 @@ struct EncodedResult: Sendable {
 /// Two levels: encoded results in memory (bounded in bytes, least recently used out first) in
 /// front of the disk cache. A repeated URL — the warm case behind a CDN's misses, and every
 /// `If-None-Match` — is then a dictionary lookup, with no file opened; the disk keeps results
-/// across restarts and beyond the memory bound, and a disk hit is promoted to memory.
+/// across restarts and beyond the memory bound, and a disk hit is promoted to memory. Disk
+/// writes go through the disk cache's background writer, so a response never waits for one.
 final class ResultCache: Sendable {
     private let memory: MemoryCache<String, EncodedResult>?
-    private let disk: DiskCache?
+    private let disk: DiskCacheWriter?
 
     /// A cache holding at most `memoryLimit` bytes of results in memory (0: none) in front of
-    /// `disk` (`nil`: none).
-    init(memoryLimit: Int, disk: DiskCache?) {
+    /// `disk` (`nil`: none), with at most `stagingLimit` bytes waiting to be written to it.
+    init(memoryLimit: Int, disk: DiskCache?, stagingLimit: Int = 64 << 20, logger: Logger = Logger(label: "loupe.results")) {
         memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit)) : nil
-        self.disk = disk
+        self.disk = disk.map { DiskCacheWriter(cache: $0, stagingLimit: stagingLimit, logger: logger) }
     }
 
     /// The result stored under `key`, if any and still fresh.
     func result(forKey key: String) -> EncodedResult? {
         if let hit = memory?.value(forKey: key) { return hit }
-        guard let disk, let entry = try? disk.entry(forKey: key), !entry.isExpired,
+        guard let disk, let entry = disk.entry(forKey: key), !entry.isExpired,
               let result = EncodedResult.restored(from: entry) else { return nil }
         if let memory {
             // Kept in memory no longer than the disk would keep it.
@@ -67,8 +69,13 @@ final class ResultCache: Sendable {
     /// made again next time.
     func store(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
         memory?.setValue(result, forKey: key, cost: result.data.count, timeToLive: .seconds(timeToLive))
-        try? disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
-                         validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
+        disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
+                    validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
+    }
+
+    /// Returns once every result handed over so far is on disk (or failed).
+    func flush() async {
+        await disk?.flush()
     }
 
     /// Bytes of results held in memory.

@@ -1,30 +1,36 @@
 import Dispatch
 import Foundation
-import LoupeCaching
 import Logging
 
-/// Writes to the disk cache behind the requests: a load hands its data over and returns at once,
-/// and one serial queue, off Swift's cooperative pool, writes it in the order given.
+/// A ``DiskCache``'s background writer: a caller hands its data over and returns at once, and
+/// one serial queue, off Swift's cooperative pool, writes it in the order given. The image
+/// pipeline, the service's result cache and anything else that must not wait for a disk write
+/// go through one of these; what it adds to the cache's rules is listed on ``DiskCache``.
 ///
 /// Measured on this project's machine, storing a 100 KB entry (a file created, written,
 /// renamed, journaled) made cold loads through the pipeline several times slower than the bare
 /// HTTP client when each load waited for its write; file creation contends in the file system.
-/// Nuke stages its disk writes the same way. Until written, an entry is served from memory, so
-/// a request arriving meanwhile still finds it. At most `stagingLimit` bytes wait; data
-/// arriving beyond that is not cached (a cache may drop entries; a load must not wait for one).
-final class DataCacheWriter: Sendable {
-    /// An entry as read: from the staging area or from disk.
-    struct Entry: Sendable {
-        var data: Data
-        var validators: DiskCacheValidators
-        var isExpired: Bool
-    }
-
+/// Nuke stages its disk writes the same way.
+///
+/// - **Staging**: until written, an entry is served from memory by ``entry(forKey:)``, so a
+///   request arriving meanwhile still finds it. At most `stagingLimit` bytes wait; data arriving
+///   beyond that is not cached (a cache may drop entries; a caller must not wait for one).
+/// - **Coalescing**: a key stored again while its earlier write waits is served as the newer
+///   payload at once; the writes land in order, so the newer one is what stays on disk.
+/// - **Order**: stores, revalidations and removals of a key run in the order they were made; a
+///   removed key misses from the moment of ``remove(forKey:)``, before its removal has run.
+/// - **Durability**: ``flush()`` returns once everything handed over before it is written (the
+///   cache's own durability rules then apply); ``close()`` flushes, then closes the cache.
+/// - **Failures** (disk full, unwritable folder) are logged at `warning` and the entry is simply
+///   not cached; reads that fail count as misses.
+public final class DiskCacheWriter: Sendable {
     private struct Staged {
         var generation: UInt64
         var data: Data
+        var storedAt: Date
         var expiresAt: Date?
         var validators: DiskCacheValidators
+        var userInfo: Data?
     }
 
     private struct State {
@@ -38,32 +44,36 @@ final class DataCacheWriter: Sendable {
         var isClosed = false
     }
 
-    let cache: DiskCache
-    let stagingLimit: Int
-    private let now: @Sendable () -> Date
+    /// The cache written to. Reading it directly misses what is still staged.
+    public let cache: DiskCache
+    /// The most bytes that wait to be written at any time.
+    public let stagingLimit: Int
     private let logger: Logger
     /// Runs the writes, one at a time, in order (internal: tests suspend it to hold writes back).
-    let queue = DispatchQueue(label: "loupe.data-cache-writer")
+    let queue = DispatchQueue(label: "loupe.disk-cache-writer")
     private let state = Locked(State())
 
-    init(cache: DiskCache, stagingLimit: Int, now: @escaping @Sendable () -> Date, logger: Logger) {
+    /// A writer for `cache` holding at most `stagingLimit` bytes in memory while they wait.
+    /// Staged entries expire by the cache's own clock, as written ones do.
+    public init(cache: DiskCache, stagingLimit: Int, logger: Logger = Logger(label: "loupe.disk-cache")) {
         self.cache = cache
         self.stagingLimit = stagingLimit
-        self.now = now
         self.logger = logger
     }
 
-    /// The entry for `key`, staged or on disk, fresh or not. A disk that fails to read is
-    /// logged and counts as a miss.
-    func entry(forKey key: String) -> Entry? {
+    /// The entry for `key`, staged or on disk, fresh or not (see `isExpired`). A disk that fails
+    /// to read is logged and counts as a miss.
+    public func entry(forKey key: String) -> DiskCacheEntry? {
         let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
         guard !isClosed else { return nil }
         if let staged {
-            return Entry(data: staged.data, validators: staged.validators, isExpired: staged.expiresAt.map { $0 <= now() } ?? false)
+            return DiskCacheEntry(
+                data: staged.data, storedAt: staged.storedAt, expiresAt: staged.expiresAt, validators: staged.validators,
+                userInfo: staged.userInfo, isExpired: staged.expiresAt.map { $0 <= cache.now() } ?? false)
         }
         guard !isRemoving else { return nil }
         do {
-            return try cache.entry(forKey: key).map { Entry(data: $0.data, validators: $0.validators, isExpired: $0.isExpired) }
+            return try cache.entry(forKey: key)
         } catch {
             logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return nil
@@ -71,27 +81,32 @@ final class DataCacheWriter: Sendable {
     }
 
     /// Whether a fresh entry for `key` is staged or on disk, without reading it.
-    func containsFreshEntry(forKey key: String) -> Bool {
+    public func containsFreshEntry(forKey key: String) -> Bool {
         let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
         guard !isClosed else { return false }
-        if let staged { return staged.expiresAt.map { $0 > now() } ?? true }
+        if let staged { return staged.expiresAt.map { $0 > cache.now() } ?? true }
         return !isRemoving && cache.containsFreshEntry(forKey: key)
     }
 
-    /// Stages `data` for `key` and writes it in the background.
+    /// Stages `data` for `key` and writes it in the background, as ``DiskCache/store(_:forKey:expiry:validators:userInfo:)``
+    /// would. The expiry date is fixed now, when the data is handed over, not when it is written.
     ///
-    /// - Returns: `false` when it was not staged (the staging area is full, or the entry is
-    ///   larger than the disk cache accepts).
+    /// - Returns: `false` when it was not staged (the staging area is full, the writer is
+    ///   closed, or the entry is larger than the disk cache accepts).
     @discardableResult
-    func store(_ data: Data, forKey key: String, expiresAt: Date?, validators: DiskCacheValidators) -> Bool {
+    public func store(_ data: Data, forKey key: String, expiry: DiskCacheExpiry = .default,
+                      validators: DiskCacheValidators = DiskCacheValidators(), userInfo: Data? = nil) -> Bool {
         guard data.count <= cache.configuration.sizeLimit else { return false }
+        let now = cache.now()
+        let expiresAt = expiry.date(now: now, defaultTimeToLive: cache.configuration.defaultTimeToLive)
         let generation: UInt64? = state.withLock { state in
             guard !state.isClosed else { return nil }
             let replaced = state.staged[key]?.data.count ?? 0
             guard state.stagedBytes - replaced + data.count <= stagingLimit else { return nil }
             defer { state.nextGeneration += 1 }
             state.stagedBytes += data.count - replaced
-            state.staged[key] = Staged(generation: state.nextGeneration, data: data, expiresAt: expiresAt, validators: validators)
+            state.staged[key] = Staged(generation: state.nextGeneration, data: data, storedAt: now, expiresAt: expiresAt,
+                                       validators: validators, userInfo: userInfo)
             return state.nextGeneration
         }
         guard let generation else {
@@ -100,7 +115,7 @@ final class DataCacheWriter: Sendable {
         }
         queue.async { [self] in
             do {
-                try cache.store(data, forKey: key, expiry: expiresAt.map { .at($0) } ?? .never, validators: validators)
+                try cache.store(data, forKey: key, expiry: DiskCacheExpiry(expiresAt: expiresAt), validators: validators, userInfo: userInfo)
             } catch {
                 logger.warning("disk cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
             }
@@ -117,7 +132,8 @@ final class DataCacheWriter: Sendable {
     /// Refreshes `key`'s expiry and validators after a `304 Not Modified`. A staged entry is
     /// refreshed where it waits (and its write follows); a written one at once — a journal
     /// record, no file to create — so the next read already sees it fresh.
-    func markRevalidated(forKey key: String, expiresAt: Date?, validators: DiskCacheValidators) {
+    public func markRevalidated(forKey key: String, expiry: DiskCacheExpiry = .default, validators: DiskCacheValidators) {
+        let expiresAt = expiry.date(now: cache.now(), defaultTimeToLive: cache.configuration.defaultTimeToLive)
         let isStaged: Bool? = state.withLock { state in
             guard !state.isClosed else { return nil }
             state.staged[key]?.expiresAt = expiresAt
@@ -126,7 +142,7 @@ final class DataCacheWriter: Sendable {
         }
         let revalidate: @Sendable () -> Void = { [cache, logger] in
             do {
-                _ = try cache.markRevalidated(forKey: key, expiry: expiresAt.map { .at($0) } ?? .never, validators: validators)
+                _ = try cache.markRevalidated(forKey: key, expiry: DiskCacheExpiry(expiresAt: expiresAt), validators: validators)
             } catch {
                 logger.warning("disk cache revalidation failed", metadata: ["key": "\(key)", "error": "\(error)"])
             }
@@ -137,7 +153,7 @@ final class DataCacheWriter: Sendable {
 
     /// Removes `key`, staged or written, after any write of it still waiting; reads miss it from
     /// now on (until it is stored again).
-    func remove(forKey key: String) {
+    public func remove(forKey key: String) {
         let generation: UInt64? = state.withLock { state in
             guard !state.isClosed else { return nil }
             if let staged = state.staged.removeValue(forKey: key) { state.stagedBytes -= staged.data.count }
@@ -160,7 +176,7 @@ final class DataCacheWriter: Sendable {
     }
 
     /// Returns once everything handed over so far is on disk (or failed).
-    func flush() async {
+    public func flush() async {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume() }
         }
@@ -170,7 +186,7 @@ final class DataCacheWriter: Sendable {
     /// called, reads miss and stores, revalidations and removals are refused. The close runs on
     /// the writing queue, after every write queued before it, so none of them finds the cache
     /// closed.
-    func close() async {
+    public func close() async {
         let wasClosed = state.withLock { state in
             defer { state.isClosed = true }
             return state.isClosed
@@ -184,5 +200,5 @@ final class DataCacheWriter: Sendable {
     }
 
     /// The bytes waiting to be written.
-    var stagedBytes: Int { state.withLock { $0.stagedBytes } }
+    public var stagedBytes: Int { state.withLock { $0.stagedBytes } }
 }
