@@ -145,8 +145,8 @@ let package = Package(
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS"], swiftSettings: strict),
-        .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
+        .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
             dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],

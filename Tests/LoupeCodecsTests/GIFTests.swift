@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LoupeCodecs
+import LoupeTestSupport
 
 /// The gif-test-suite (shipped in gdk-pixbuf's tests): each case has a .conf naming the
 /// expected canvas, loop count, and every frame's exact RGBA and delay.
@@ -27,7 +28,7 @@ struct GIFSuiteCase: CustomTestStringConvertible, Sendable {
     }
 
     static func all() -> [GIFSuiteCase] {
-        guard let confs = try? Corpus.files(in: folder, extensions: ["conf"]) else { return [] }
+        guard let confs = try? Corpus.files(in: folder, suffixes: [".conf"]) else { return [] }
         return confs.compactMap { path in
             guard let text = try? String(contentsOf: Corpus.url(path), encoding: .utf8) else { return nil }
             var sections: [String: [String: String]] = [:]

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import LoupeCodecs
+import LoupeTestSupport
 
 @Suite struct JPEGCorpusTests {
-    static let goJPEGs = (try? Corpus.files(in: "go-image", extensions: ["jpeg"])) ?? []
+    static let goJPEGs = (try? Corpus.files(in: "go-image", suffixes: [".jpeg"])) ?? []
 
     /// Go's reference PNG for a JPEG: the same name as .png when Go ships one, otherwise the
     /// lossless original the encodings were made from.

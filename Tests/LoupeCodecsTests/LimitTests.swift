@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LoupeCodecs
+import LoupeTestSupport
 
 @Suite struct LimitTests {
     @Test func pixelLimitRefusesBeforeDecoding() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CLoupeCodecs
 @testable import LoupeCodecs
+import LoupeTestSupport
 
 /// HEIF, AVIF and JPEG XL files made by heif-enc, avifenc and cjxl (Scripts/fetch-corpus.sh),
 /// decoded and colour-managed, against vips's decode of the same file (its PNG, ICC profile
