@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 /// ICC profiles and PNG colour chunks converted to sRGB at decode, against Pillow + ImageCms
 /// (lcms2) on the files Scripts/fetch-corpus.sh makes in Corpus/color with jpgicc, ImageMagick

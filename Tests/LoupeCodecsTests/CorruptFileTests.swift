@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 @Suite struct CorruptFileTests {
     static let failing = ((try? Corpus.files(in: "gdk-pixbuf/fail", suffixes: [".jpg", ".jpeg", ".png", ".gif", ".webp"])) ?? [])

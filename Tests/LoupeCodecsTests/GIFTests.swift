@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 /// The gif-test-suite (shipped in gdk-pixbuf's tests): each case has a .conf naming the
 /// expected canvas, loop count, and every frame's exact RGBA and delay.

@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 @Suite struct JPEGCorpusTests {
     static let goJPEGs = (try? Corpus.files(in: "go-image", suffixes: [".jpeg"])) ?? []

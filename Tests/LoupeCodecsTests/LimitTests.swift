@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 @Suite struct LimitTests {
     @Test func pixelLimitRefusesBeforeDecoding() throws {

@@ -1,8 +1,8 @@
 import CLCMS
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 /// The conversion of RGB matrix/TRC profiles runs Loupe's own loop instead of lcms2's
 /// cmsDoTransform; it must give lcms2's bytes for every one of the 16.7 million colours, and

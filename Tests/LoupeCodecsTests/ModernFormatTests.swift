@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import CLoupeCodecs
-@testable import LoupeCodecs
+import Foundation
 import LoupeTestSupport
+import Testing
+@testable import LoupeCodecs
 
 /// HEIF, AVIF and JPEG XL files made by heif-enc, avifenc and cjxl (Scripts/fetch-corpus.sh),
 /// decoded and colour-managed, against vips's decode of the same file (its PNG, ICC profile

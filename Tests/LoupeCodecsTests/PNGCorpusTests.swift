@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 @Suite struct PNGCorpusTests {
     static let pngSuite = (try? Corpus.files(in: "go-png/pngsuite", suffixes: [".png"])) ?? []

@@ -1,7 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-import LoupeTestSupport
 
 /// A deterministic RGBA test pattern: smooth gradients (JPEG-friendly) and, if asked, an
 /// alpha ramp.

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import LoupeCodecs
 import LoupeTestSupport
+import Testing
 
 /// Paths in the repository checkout the tests run from.
 enum Repository {
