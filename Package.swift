@@ -143,7 +143,7 @@ let package = Package(
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing"], swiftSettings: strict),
+        .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
             dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],

@@ -1,5 +1,6 @@
 // libjpeg-turbo decode/encode with setjmp-based error recovery (see CLoupeCodecs.h).
 #include "CLoupeCodecs.h"
+#include "encoder_setup.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -173,29 +174,23 @@ typedef struct {
     struct jpeg_compress_struct cinfo;
     lc_jpeg_error error;
     struct jpeg_destination_mgr dest;
-    unsigned char *buffer;
-    size_t capacity;
-    size_t size;
+    lc_output_buffer output;
 } lc_jpeg_encoder;
 
 static void dest_init(j_compress_ptr cinfo) { (void)cinfo; }
 
 static boolean dest_grow(j_compress_ptr cinfo) {
     lc_jpeg_encoder *enc = (lc_jpeg_encoder *)cinfo->client_data;
-    size_t used = enc->capacity;  // libjpeg only calls this when the buffer is full
-    size_t capacity = enc->capacity * 2;
-    unsigned char *grown = realloc(enc->buffer, capacity);
-    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
-    enc->buffer = grown;
-    enc->capacity = capacity;
-    cinfo->dest->next_output_byte = grown + used;
-    cinfo->dest->free_in_buffer = capacity - used;
+    enc->output.size = enc->output.capacity;  // libjpeg only calls this when the buffer is full
+    if (lc_output_buffer_reserve(&enc->output, 1)) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    cinfo->dest->next_output_byte = enc->output.bytes + enc->output.size;
+    cinfo->dest->free_in_buffer = enc->output.capacity - enc->output.size;
     return TRUE;
 }
 
 static void dest_term(j_compress_ptr cinfo) {
     lc_jpeg_encoder *enc = (lc_jpeg_encoder *)cinfo->client_data;
-    enc->size = enc->capacity - cinfo->dest->free_in_buffer;
+    enc->output.size = enc->output.capacity - cinfo->dest->free_in_buffer;
 }
 
 static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
@@ -203,11 +198,10 @@ static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width
     if (setjmp(enc->error.jump)) return LC_ERROR;
     jpeg_create_compress(&enc->cinfo);
     enc->cinfo.client_data = enc;
-    enc->capacity = 64 * 1024;
-    enc->buffer = malloc(enc->capacity);
-    if (!enc->buffer) ERREXIT1(&enc->cinfo, JERR_OUT_OF_MEMORY, 0);
-    enc->dest.next_output_byte = enc->buffer;
-    enc->dest.free_in_buffer = enc->capacity;
+    // The first allocation (64 KiB); dest_grow doubles it.
+    if (lc_output_buffer_reserve(&enc->output, 1)) ERREXIT1(&enc->cinfo, JERR_OUT_OF_MEMORY, 0);
+    enc->dest.next_output_byte = enc->output.bytes;
+    enc->dest.free_in_buffer = enc->output.capacity;
     enc->dest.init_destination = dest_init;
     enc->dest.empty_output_buffer = dest_grow;
     enc->dest.term_destination = dest_term;
@@ -230,22 +224,13 @@ static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width
 
 int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
                    int progressive, uint8_t **out, size_t *out_size, char *message) {
-    lc_jpeg_encoder *enc = calloc(1, sizeof *enc);
-    if (!enc) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
-        return LC_ERROR;
-    }
+    lc_jpeg_encoder *enc = lc_encoder_state(sizeof *enc, message);
+    if (!enc) return LC_ERROR;
     install_error_manager(&enc->error.base);
     enc->cinfo.err = &enc->error.base;
     int status = encode_into(enc, rgba, width, height, stride, quality, progressive);
     jpeg_destroy_compress(&enc->cinfo);
-    if (status == LC_OK) {
-        *out = enc->buffer;
-        *out_size = enc->size;
-    } else {
-        snprintf(message, LC_MESSAGE_CAPACITY, "%s", enc->error.message);
-        free(enc->buffer);
-    }
+    status = lc_output_buffer_finish(&enc->output, status, enc->error.message, out, out_size, message);
     free(enc);
     return status;
 }

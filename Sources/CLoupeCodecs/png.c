@@ -1,5 +1,6 @@
 // libpng decode/encode with setjmp-based error recovery (see CLoupeCodecs.h).
 #include "CLoupeCodecs.h"
+#include "encoder_setup.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -134,9 +135,7 @@ typedef struct {
     png_infop info;
     jmp_buf jump;
     char message[LC_MESSAGE_CAPACITY];
-    uint8_t *buffer;
-    size_t size;
-    size_t capacity;
+    lc_output_buffer output;
     uint8_t *row;  // RGB staging row when alpha is dropped
 } lc_png_encoder;
 
@@ -148,19 +147,10 @@ static void on_png_encode_error(png_structp png, png_const_charp message) {
 
 static void write_to_memory(png_structp png, png_bytep bytes, size_t length) {
     lc_png_encoder *enc = (lc_png_encoder *)png_get_io_ptr(png);
-    if (length > enc->capacity - enc->size) {
-        size_t capacity = enc->capacity ? enc->capacity : 64 * 1024;
-        while (length > capacity - enc->size) {
-            if (capacity > SIZE_MAX / 2) png_error(png, "PNG output too large");
-            capacity *= 2;
-        }
-        uint8_t *grown = realloc(enc->buffer, capacity);
-        if (!grown) png_error(png, "out of memory");
-        enc->buffer = grown;
-        enc->capacity = capacity;
-    }
-    memcpy(enc->buffer + enc->size, bytes, length);
-    enc->size += length;
+    const char *error = lc_output_buffer_reserve(&enc->output, length);
+    if (error) png_error(png, error);
+    memcpy(enc->output.bytes + enc->output.size, bytes, length);
+    enc->output.size += length;
 }
 
 static void flush_memory(png_structp png) { (void)png; }
@@ -192,11 +182,8 @@ static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t wi
 
 int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
                   int compression_level, uint8_t **out, size_t *out_size, char *message) {
-    lc_png_encoder *enc = calloc(1, sizeof *enc);
-    if (!enc) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
-        return LC_ERROR;
-    }
+    lc_png_encoder *enc = lc_encoder_state(sizeof *enc, message);
+    if (!enc) return LC_ERROR;
     enc->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, enc, on_png_encode_error, on_png_warning);
     if (enc->png) enc->info = png_create_info_struct(enc->png);
     int status = LC_ERROR;
@@ -207,13 +194,7 @@ int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t s
     }
     if (enc->png) png_destroy_write_struct(&enc->png, enc->info ? &enc->info : NULL);
     free(enc->row);
-    if (status == LC_OK) {
-        *out = enc->buffer;
-        *out_size = enc->size;
-    } else {
-        snprintf(message, LC_MESSAGE_CAPACITY, "%s", enc->message);
-        free(enc->buffer);
-    }
+    status = lc_output_buffer_finish(&enc->output, status, enc->message, out, out_size, message);
     free(enc);
     return status;
 }

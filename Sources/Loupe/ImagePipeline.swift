@@ -283,4 +283,3 @@ extension ImageRequest.CachePolicy {
         }
     }
 }
-

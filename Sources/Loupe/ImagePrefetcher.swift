@@ -39,7 +39,8 @@ public final class ImagePrefetcher: Sendable {
     public let destination: Destination
     /// The priority prefetches load at.
     public let priority: ImageRequest.Priority
-    private let queue: WorkQueue
+    /// Bounds and orders the prefetches (internal, not private: the tests see what waits in it).
+    let queue: WorkQueue
     private let state = Locked(State())
 
     private struct Prefetch {

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTestSupport
 
 /// Pillow + ImageCms decodes of corpus files (Scripts/conformance/color_reference.py, run in the
 /// conformance venv): the reference our colour-managed decodes are compared with.
@@ -15,7 +16,7 @@ struct ColorReference: Decodable {
 
     /// Runs the script over `files` (paths relative to the repository), writing into `directory`.
     static func load(_ files: [String], into directory: URL) throws -> [ColorReference] {
-        let root = Corpus.root.deletingLastPathComponent()
+        let root = Corpus.repositoryRoot
         let python = root.appendingPathComponent(".venv-conformance/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw CorpusMissing(path: "\(python.path) (run Scripts/conformance/venv.sh)")

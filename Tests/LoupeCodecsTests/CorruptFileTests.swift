@@ -1,10 +1,11 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 
 @Suite struct CorruptFileTests {
-    static let failing = ((try? Corpus.files(in: "gdk-pixbuf/fail", extensions: ["jpg", "jpeg", "png", "gif", "webp"])) ?? [])
-    static let modified = (try? Corpus.files(in: "gdk-pixbuf/randomly-modified", extensions: ["jpg", "jpeg", "png", "gif", "webp"])) ?? []
+    static let failing = ((try? Corpus.files(in: "gdk-pixbuf/fail", suffixes: [".jpg", ".jpeg", ".png", ".gif", ".webp"])) ?? [])
+    static let modified = (try? Corpus.files(in: "gdk-pixbuf/randomly-modified", suffixes: [".jpg", ".jpeg", ".png", ".gif", ".webp"])) ?? []
 
     /// gdk-pixbuf's fail/ folder: files its loaders must refuse. Each gives a typed error,
     /// except hang_114.gif (a hang in gdk-pixbuf), whose first frame is intact and followed by

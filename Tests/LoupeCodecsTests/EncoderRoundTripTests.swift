@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// Noise compresses badly, so both encoders' output outgrows its first 64 KiB buffer several
+    /// times (the doubling in CLoupeCodecs/encoder_setup.c) and must still come back whole.
+    @Test func outputLargerThanTheFirstBufferComesBackWhole() throws {
+        var random = SplitMix64(seed: 18)
+        let side = 320
+        // Grey noise: JPEG's halved chroma then costs nothing, so the decoded pixels stay close.
+        var pixels: [UInt8] = []
+        for _ in 0..<side * side {
+            let grey = UInt8.random(in: 0...255, using: &random)
+            pixels += [grey, grey, grey, 255]
+        }
+        let bitmap = try Bitmap(width: side, height: side, pixels: pixels)
+        let png = try ImageEncoder().encode(bitmap, as: .png)
+        #expect(png.count > 2 * 64 * 1024, "\(png.count) bytes")
+        #expect(try ImageDecoder().decode(png).bitmap == bitmap)
+        let jpeg = try ImageEncoder().encode(bitmap, as: .jpeg(quality: 100))
+        #expect(jpeg.count > 2 * 64 * 1024, "\(jpeg.count) bytes")
+        let decoded = try ImageDecoder().decode(jpeg)
+        #expect(decoded.metadata.width == side && decoded.metadata.height == side)
+        // The JPEG must end with its EOI marker: a lost tail would end elsewhere.
+        #expect(jpeg.suffix(2) == Data([0xFF, 0xD9]))
+        #expect(PixelDifference(decoded.bitmap, bitmap).mean < 8)
+    }
+
     @Test func jpegQualityTradesSizeForError() throws {
         let bitmap = try gradientBitmap(width: 128, height: 128)
         let low = try ImageEncoder().encode(bitmap, as: .jpeg(quality: 20))

@@ -28,7 +28,7 @@ struct GIFSuiteCase: CustomTestStringConvertible, Sendable {
     }
 
     static func all() -> [GIFSuiteCase] {
-        guard let confs = try? Corpus.files(in: folder, extensions: ["conf"]) else { return [] }
+        guard let confs = try? Corpus.files(in: folder, suffixes: [".conf"]) else { return [] }
         return confs.compactMap { path in
             guard let text = try? String(contentsOf: Corpus.url(path), encoding: .utf8) else { return nil }
             var sections: [String: [String: String]] = [:]

@@ -4,7 +4,7 @@ import Testing
 @testable import LoupeCodecs
 
 @Suite struct JPEGCorpusTests {
-    static let goJPEGs = (try? Corpus.files(in: "go-image", extensions: ["jpeg"])) ?? []
+    static let goJPEGs = (try? Corpus.files(in: "go-image", suffixes: [".jpeg"])) ?? []
 
     /// Go's reference PNG for a JPEG: the same name as .png when Go ships one, otherwise the
     /// lossless original the encodings were made from.

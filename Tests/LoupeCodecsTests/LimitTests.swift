@@ -1,4 +1,5 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 

@@ -1,5 +1,6 @@
 import CLCMS
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 

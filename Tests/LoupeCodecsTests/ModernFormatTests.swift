@@ -1,7 +1,7 @@
+import CLoupeCodecs
 import Foundation
 import LoupeTestSupport
 import Testing
-import CLoupeCodecs
 @testable import LoupeCodecs
 
 /// HEIF, AVIF and JPEG XL files made by heif-enc, avifenc and cjxl (Scripts/fetch-corpus.sh),

@@ -4,7 +4,7 @@ import Testing
 @testable import LoupeCodecs
 
 @Suite struct PNGCorpusTests {
-    static let pngSuite = (try? Corpus.files(in: "go-png/pngsuite", extensions: ["png"])) ?? []
+    static let pngSuite = (try? Corpus.files(in: "go-png/pngsuite", suffixes: [".png"])) ?? []
 
     /// Every PngSuite file (all colour types, bit depths 1...16, palettes with tRNS, grey+alpha,
     /// interlacing) against Go's reference pixels. 8-bit data must match exactly; 16-bit within

@@ -1,38 +1,7 @@
 import Foundation
+import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
-
-/// The corpus that Scripts/fetch-corpus.sh assembles (Scripts/test.sh runs it first).
-enum Corpus {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Corpus")
-
-    static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
-
-    static func data(_ path: String) throws -> Data {
-        let url = url(path)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw CorpusMissing(path: url.path)
-        }
-        return try Data(contentsOf: url)
-    }
-
-    /// Every file in `folder` whose extension is one of `extensions`, sorted by name.
-    static func files(in folder: String, extensions: Set<String>) throws -> [String] {
-        let directory = url(folder)
-        guard FileManager.default.fileExists(atPath: directory.path) else { throw CorpusMissing(path: directory.path) }
-        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            .sorted()
-            .map { "\(folder)/\($0)" }
-    }
-}
-
-struct CorpusMissing: Error, CustomStringConvertible {
-    let path: String
-    var description: String { "corpus file \(path) is missing: run Scripts/fetch-corpus.sh" }
-}
 
 /// A deterministic RGBA test pattern: smooth gradients (JPEG-friendly) and, if asked, an
 /// alpha ramp.

@@ -1,27 +1,16 @@
 import Foundation
-import Testing
 import LoupeCodecs
+import LoupeTestSupport
+import Testing
 
 /// Paths in the repository checkout the tests run from.
 enum Repository {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Corpus.repositoryRoot
 
-    /// The corpus Scripts/fetch-corpus.sh assembles (Scripts/test.sh runs it first).
-    static let corpus = root.appendingPathComponent("Corpus")
-
-    /// Every file directly in corpus folder `folder` whose name ends with one of `suffixes`,
-    /// as paths relative to the repository root, sorted. A missing folder is an error: the
-    /// conformance tests must fail, not pass on nothing, when the corpus was not fetched.
+    /// ``Corpus/files(in:suffixes:)`` as paths from the repository root ("Corpus/skimage/coffee.png"):
+    /// the form the Python references are given and name their results by.
     static func corpusFiles(in folder: String, suffixes: [String]) throws -> [String] {
-        let directory = corpus.appendingPathComponent(folder)
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            throw SetupMissing(what: "corpus folder \(directory.path)", fix: "bash Scripts/fetch-corpus.sh")
-        }
-        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { name in suffixes.contains { name.lowercased().hasSuffix($0) } }
-            .sorted()
-            .map { "Corpus/\(folder)/\($0)" }
+        try Corpus.files(in: folder, suffixes: suffixes).map { "Corpus/\($0)" }
     }
 }
 

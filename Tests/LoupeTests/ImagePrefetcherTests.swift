@@ -151,7 +151,9 @@ import Testing
         prefetcher.isPaused = true
         loader.gate.open()
         prefetcher.startPrefetching(with: urls)
-        try await Task.sleep(for: .milliseconds(50))
+        // The event: all five wait in the paused queue, which starts none of its waiters until
+        // resumed; a prefetch that went around the queue would never wait there.
+        #expect(await eventually { prefetcher.queue.waitingCount == 5 })
         #expect(loader.loads.count == 0 && prefetcher.pendingCount == 5)
         prefetcher.isPaused = false
         #expect(await eventually { prefetcher.statistics.completed == 5 })

@@ -251,6 +251,8 @@ struct ItemFailed: Error, Equatable {
         }
         // Item 0 holds one slot; items 1-4 pass through the other; then the window is full.
         #expect(await eventually { probe.started.count == 5 && probe.running == 1 })
+        // What must not happen (a sixth start) has no event to wait for: a short, bounded pause
+        // gives it the time it would take, then the count is checked.
         try await Task.sleep(for: .milliseconds(50))
         #expect(probe.started.count == 5, "at most the window's five items started and not delivered")
         slow.open()
@@ -276,6 +278,8 @@ struct ItemFailed: Error, Equatable {
         #expect(await eventually { probe.cancelled == probe.started.count - 2 && probe.running == 0 })
         let started = probe.started.count
         gate.open()
+        // Nothing starting has no event to wait for: a short, bounded pause gives a wrongly
+        // started item the time to show, then the count is checked.
         try await Task.sleep(for: .milliseconds(30))
         #expect(probe.started.count == started && started <= 2 + 2 * 4, "nothing started after the loop ended")
     }
