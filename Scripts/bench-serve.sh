@@ -64,8 +64,10 @@ wait_port "$thumbor_port"
 paths() {
   local server=$1 count=$2 kind=$3 run=$4 i name size
   for ((i = 0; i < count; i++)); do
-    name=${photos[$((i % ${#photos[@]}))]}
     if [ "$kind" = warm ]; then size=$((i % 16)); else size=$i; fi
+    # The photo follows the size segment, so the warm set is 16 URLs (naming the photo by i
+    # made it 80, 64 of them cold during the warm run).
+    name=${photos[$((size % ${#photos[@]}))]}
     local source="$origin/p/$run/$size/$name.jpg"
     if [ "$server" = loupe ]; then echo "/insecure/rs:fit:512:512/q:80/plain/$source@jpg"
     else echo "/unsafe/fit-in/512x512/filters:quality(80)/$source"; fi
