@@ -175,30 +175,35 @@ private struct Kernel {
         weights.withUnsafeBufferPointer { weights in
             starts.withUnsafeBufferPointer { starts in
                 counts.withUnsafeBufferPointer { counts in
-                    // Two output pixels at a time, each its own chain of additions (one chain
+                    // Four output pixels at a time, each its own chain of additions (one chain
                     // waits on the addition's latency at every tap), each summed in the same
                     // order as alone: the same result to the bit.
                     var i = 0
-                    while i + 2 <= out.count {
-                        let firstA = starts[i], tapsA = counts[i], baseA = i &* maxTaps
-                        let firstB = starts[i &+ 1], tapsB = counts[i &+ 1], baseB = baseA &+ maxTaps
-                        var a = SIMD4<Float>.zero, b = SIMD4<Float>.zero
-                        let shared = min(tapsA, tapsB)
+                    while i &+ 4 <= out.count {
+                        let first0 = starts[i], first1 = starts[i &+ 1], first2 = starts[i &+ 2], first3 = starts[i &+ 3]
+                        let taps0 = counts[i], taps1 = counts[i &+ 1], taps2 = counts[i &+ 2], taps3 = counts[i &+ 3]
+                        let base0 = i &* maxTaps, base1 = base0 &+ maxTaps, base2 = base1 &+ maxTaps, base3 = base2 &+ maxTaps
+                        var s0 = SIMD4<Float>.zero, s1 = SIMD4<Float>.zero, s2 = SIMD4<Float>.zero, s3 = SIMD4<Float>.zero
+                        let shared = min(min(taps0, taps1), min(taps2, taps3))
                         for k in 0..<shared {
-                            a += row[firstA &+ k] * weights[baseA &+ k]
-                            b += row[firstB &+ k] * weights[baseB &+ k]
+                            s0 += row[first0 &+ k] * weights[base0 &+ k]
+                            s1 += row[first1 &+ k] * weights[base1 &+ k]
+                            s2 += row[first2 &+ k] * weights[base2 &+ k]
+                            s3 += row[first3 &+ k] * weights[base3 &+ k]
                         }
-                        for k in shared..<tapsA { a += row[firstA &+ k] * weights[baseA &+ k] }
-                        for k in shared..<tapsB { b += row[firstB &+ k] * weights[baseB &+ k] }
-                        out[i] = a
-                        out[i &+ 1] = b
-                        i &+= 2
+                        for k in shared..<taps0 { s0 += row[first0 &+ k] * weights[base0 &+ k] }
+                        for k in shared..<taps1 { s1 += row[first1 &+ k] * weights[base1 &+ k] }
+                        for k in shared..<taps2 { s2 += row[first2 &+ k] * weights[base2 &+ k] }
+                        for k in shared..<taps3 { s3 += row[first3 &+ k] * weights[base3 &+ k] }
+                        out[i] = s0; out[i &+ 1] = s1; out[i &+ 2] = s2; out[i &+ 3] = s3
+                        i &+= 4
                     }
-                    if i < out.count {
+                    while i < out.count {
                         let first = starts[i], taps = counts[i], base = i &* maxTaps
                         var sum = SIMD4<Float>.zero
                         for k in 0..<taps { sum += row[first &+ k] * weights[base &+ k] }
                         out[i] = sum
+                        i &+= 1
                     }
                 }
             }
