@@ -32,6 +32,11 @@ struct EncodedResult: Sendable {
     /// The encoded image's size in bytes.
     var count: Int { body.readableBytes }
 
+    /// The memory the result holds: its buffer's capacity, which NIO rounds up to a power of
+    /// two (a 33 KB JPEG holds 64 KB). The memory level's limit counts this, not `count`, so
+    /// that it bounds what the process really keeps.
+    var memoryCost: Int { body.capacity }
+
     /// A result read back from the result cache.
     static func restored(from entry: DiskCacheEntry) -> EncodedResult? {
         guard let info = entry.userInfo, let name = String(data: info, encoding: .utf8),
@@ -66,7 +71,7 @@ final class ResultCache: Sendable {
         if let memory {
             // Kept in memory no longer than the disk would keep it.
             let remaining = entry.expiresAt.map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) }
-            memory.setValue(result, forKey: key, cost: result.count, timeToLive: remaining)
+            memory.setValue(result, forKey: key, cost: result.memoryCost, timeToLive: remaining)
         }
         return result
     }
@@ -74,11 +79,11 @@ final class ResultCache: Sendable {
     /// Stores `result` for `timeToLive` seconds; a failure (disk full, say) only means it is
     /// made again next time.
     func store(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
-        memory?.setValue(result, forKey: key, cost: result.count, timeToLive: .seconds(timeToLive))
+        memory?.setValue(result, forKey: key, cost: result.memoryCost, timeToLive: .seconds(timeToLive))
         try? disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
                          validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
     }
 
-    /// Bytes of results held in memory.
+    /// Bytes of memory the results held in memory take (their buffers' capacity).
     var memoryBytes: Int { memory?.totalCost ?? 0 }
 }
