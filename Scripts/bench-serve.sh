@@ -64,8 +64,10 @@ wait_port "$thumbor_port"
 paths() {
   local server=$1 count=$2 kind=$3 run=$4 i name size
   for ((i = 0; i < count; i++)); do
-    name=${photos[$((i % ${#photos[@]}))]}
     if [ "$kind" = warm ]; then size=$((i % 16)); else size=$i; fi
+    # The photo follows the size segment, so the warm set is 16 URLs (naming the photo by i
+    # made it 80, 64 of them cold during the warm run).
+    name=${photos[$((size % ${#photos[@]}))]}
     local source="$origin/p/$run/$size/$name.jpg"
     if [ "$server" = loupe ]; then echo "/insecure/rs:fit:512:512/q:80/plain/$source@jpg"
     else echo "/unsafe/fit-in/512x512/filters:quality(80)/$source"; fi
@@ -78,7 +80,8 @@ cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total +
 peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }
 ticks=$(getconf CLK_TCK)
 
-# run <server> <pid> <port> <kind>: prints "req/s p50_ms p99_ms cpu_ms_per_request"
+# run <server> <pid> <port> <kind>: prints "req/s p50_ms p99_ms cpu_ms_per_request kb_per_response"
+# (the last from wrk's bytes read, headers included: a win must not come from bigger files)
 run() {
   local server=$1 pid=$2 port=$3 kind=$4 run_id="$1-$4-$RANDOM$RANDOM"
   paths "$server" 20000 "$kind" "$run_id" > "$work/$run_id.txt"
@@ -92,14 +95,17 @@ run() {
   echo "$out" > "$work/$run_id.wrk"
   local requests rps p50 p99 non2xx
   requests=$(echo "$out" | awk '/requests in/ { print $1 }')
+  local read
+  read=$(echo "$out" | awk '/requests in/ { print $NF == "read" ? $(NF - 1) : "0B" }')
   rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
   p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
   p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
   non2xx=$(echo "$out" | awk '/Non-2xx/ { print $NF }')
   [ -z "$non2xx" ] || echo "warning: $server $kind: $non2xx non-2xx answers" >&2
-  awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" 'function ms(x) {
+  awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" -v b="$read" 'function ms(x) {
       if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
-    BEGIN { printf "%s %.1f %.1f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0) }'
+    function kb(x) { if (x ~ /GB$/) return x * 1048576; if (x ~ /MB$/) return x * 1024; if (x ~ /KB$/) return x + 0; return x / 1024 }
+    BEGIN { printf "%s %.1f %.1f %.1f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0), (n > 0 ? kb(b) / n : 0) }'
 }
 
 echo "== measuring: $duration s per run, $connections connections, A B A B" >&2
@@ -124,12 +130,12 @@ memory_non2xx=$(echo "$memory_out" | awk '/Non-2xx/ { print $NF }')
 loupe_rss_64=$(peak_rss "$loupe_pid")
 
 echo "fit within 512x512, JPEG q80, ~2 MP photos from nginx on loopback; $cores cores, wrk -c $connections, ${duration} s per run, best of 2 rounds:"
-printf "%-6s %-8s %10s %10s %10s %14s\n" "" "server" "req/s" "p50 ms" "p99 ms" "CPU ms/req"
+printf "%-6s %-8s %10s %10s %10s %14s %10s\n" "" "server" "req/s" "p50 ms" "p99 ms" "CPU ms/req" "KB/resp"
 for kind in cold warm; do
   best() { printf '%s\n%s\n' "${result[$1-$kind-1]}" "${result[$1-$kind-2]}" | sort -k1 -n -r | head -1; }
   l=$(best loupe); t=$(best thumbor)
-  printf "%-6s %-8s %10s %10s %10s %14s\n" "$kind" loupe $l
-  printf "%-6s %-8s %10s %10s %10s %14s\n" "" thumbor $t
+  printf "%-6s %-8s %10s %10s %10s %14s %10s\n" "$kind" loupe $l
+  printf "%-6s %-8s %10s %10s %10s %14s %10s\n" "" thumbor $t
   awk -v l="$l" -v t="$t" 'BEGIN { split(l, a, " "); split(t, b, " "); printf "%-6s %-8s %9.2fx\n", "", "ratio", a[1] / b[1] }'
 done
 awk -v l="$loupe_rss" -v t="$thumbor_rss" -v n="$cores" 'BEGIN { printf "peak RSS: loupe %.0f MB, thumbor %.0f MB (%d processes)\n", l / 1024, t / 1024, n }'

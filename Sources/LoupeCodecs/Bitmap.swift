@@ -61,10 +61,21 @@ public struct Bitmap: Sendable, Equatable {
 
     /// Whether any pixel is not fully opaque.
     public var hasTransparency: Bool {
-        for y in 0..<height {
-            let row = y * bytesPerRow
-            for x in 0..<width where pixels[row + x * 4 + 3] != 255 { return true }
+        // Four bytes (one pixel) at a time, alphas AND-ed over a row and tested once per row:
+        // the loop vectorizes. Checked indexing byte by byte made this scan 1.4% of the CPU of
+        // a `loupe serve` request (which asks it of every result it encodes as JPEG).
+        pixels.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else { return false }
+            for y in 0..<height {
+                let row = start + y &* bytesPerRow
+                var all: UInt32 = 0xFFFF_FFFF
+                for x in 0..<width {
+                    all &= row.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)
+                }
+                // Alpha is the fourth byte: the high byte of a little-endian word.
+                if UInt32(littleEndian: all) >> 24 != 0xFF { return true }
+            }
+            return false
         }
-        return false
     }
 }

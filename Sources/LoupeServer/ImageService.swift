@@ -235,7 +235,7 @@ final class ImageService: Sendable {
     }
 
     static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(text.utf8)))
     }
 }
 

@@ -3,27 +3,40 @@ import Foundation
 import LoupeCaching
 import LoupeCodecs
 import Logging
+import NIOCore
 
 /// One encoded result: the bytes the service answers with and what describes them.
 struct EncodedResult: Sendable {
-    /// The encoded image.
-    var data: Data
+    /// The encoded image, held as the buffer responses are written from: every response for
+    /// the result shares it (copy-on-write) instead of copying the bytes into a new one.
+    var body: ByteBuffer
     /// Its format.
     var format: ImageFormat
     /// A strong validator: a digest of the bytes.
     var etag: String
 
     init(data: Data, format: ImageFormat) {
-        self.data = data
+        body = ByteBuffer(data: data)
         self.format = format
-        etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        etag = "\"" + Hex.string(SHA256.hash(data: data).prefix(16)) + "\""
     }
 
     private init(data: Data, format: ImageFormat, etag: String) {
-        self.data = data
+        body = ByteBuffer(data: data)
         self.format = format
         self.etag = etag
     }
+
+    /// The encoded image as `Data` (a copy: for the disk cache, once per result made).
+    var data: Data { Data(buffer: body) }
+
+    /// The encoded image's size in bytes.
+    var count: Int { body.readableBytes }
+
+    /// The memory the result holds: its buffer's capacity, which NIO rounds up to a power of
+    /// two (a 33 KB JPEG holds 64 KB). The memory level's limit counts this, not `count`, so
+    /// that it bounds what the process really keeps.
+    var memoryCost: Int { body.capacity }
 
     /// A result read back from the result cache.
     static func restored(from entry: DiskCacheEntry) -> EncodedResult? {
@@ -60,7 +73,7 @@ final class ResultCache: Sendable {
         if let memory {
             // Kept in memory no longer than the disk would keep it.
             let remaining = entry.expiresAt.map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) }
-            memory.setValue(result, forKey: key, cost: result.data.count, timeToLive: remaining)
+            memory.setValue(result, forKey: key, cost: result.memoryCost, timeToLive: remaining)
         }
         return result
     }
@@ -68,7 +81,7 @@ final class ResultCache: Sendable {
     /// Stores `result` for `timeToLive` seconds; a failure (disk full, say) only means it is
     /// made again next time.
     func store(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
-        memory?.setValue(result, forKey: key, cost: result.data.count, timeToLive: .seconds(timeToLive))
+        memory?.setValue(result, forKey: key, cost: result.memoryCost, timeToLive: .seconds(timeToLive))
         disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
                     validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
     }
@@ -78,6 +91,6 @@ final class ResultCache: Sendable {
         await disk?.flush()
     }
 
-    /// Bytes of results held in memory.
+    /// Bytes of memory the results held in memory take (their buffers' capacity).
     var memoryBytes: Int { memory?.totalCost ?? 0 }
 }

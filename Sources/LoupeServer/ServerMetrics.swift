@@ -1,4 +1,5 @@
 import Loupe
+import LoupeCaching
 import Prometheus
 
 /// The service's Prometheus metrics (swift-prometheus, its own registry): requests by status,
@@ -9,6 +10,11 @@ final class ServerMetrics: Sendable {
     let resultCacheHits: Counter
     let inFlight: Gauge
     private let queueDepth: Gauge
+    /// The stage histograms, made once: the registry's lookup by name and labels costs more
+    /// than the recording itself, several times per request.
+    private let stages: [String: DurationHistogram]
+    /// The request counters by status, made on a status's first use for the same reason.
+    private let requestCounters = Locked<[Int: Counter]>([:])
     private let stageBuckets: [Duration] = [
         .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
@@ -18,9 +24,11 @@ final class ServerMetrics: Sendable {
         resultCacheHits = registry.makeCounter(descriptor: Self.name("result_cache_hits", "total", "Results served from the result cache"))
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "", "Requests being answered"))
         queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "", "Image requests admitted, waiting or working"))
+        var stages: [String: DurationHistogram] = [:]
         for stage in ["queue", "download", "decode", "process", "encode", "pipeline", "total"] {
-            _ = registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets)
+            stages[stage] = registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets)
         }
+        self.stages = stages
     }
 
     private static var requests: MetricNameDescriptor { name("http_requests", "total", "HTTP requests by status") }
@@ -33,12 +41,20 @@ final class ServerMetrics: Sendable {
 
     /// Counts one answered request.
     func countRequest(status: Int) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
+        let counter = requestCounters.withLock { counters in
+            if let counter = counters[status] { return counter }
+            let counter = registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))])
+            counters[status] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// Records `duration` for `stage`.
     func stageDuration(_ stage: String, _ duration: Duration) {
-        registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets).record(duration)
+        let histogram = stages[stage]
+            ?? registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets)
+        histogram.record(duration)
     }
 
     /// Records the time since `start` for `stage`.

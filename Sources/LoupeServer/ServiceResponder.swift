@@ -94,9 +94,9 @@ struct ServiceResponder: HTTPResponder {
         }
         var headers = cacheHeaders(result, plan: plan)
         headers[.contentType] = result.format.mimeType
-        headers[.contentLength] = String(result.data.count)
+        headers[.contentLength] = String(result.count)
         headers[.contentDisposition] = "inline; filename=\"\(Self.fileName(for: plan.url, format: result.format))\""
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: result.data)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
     private func notModified(_ result: EncodedResult, plan: ImageService.Plan) -> Response {
@@ -169,10 +169,16 @@ struct ServiceResponder: HTTPResponder {
     /// A download name: the source's last path component with the result's extension, reduced
     /// to characters safe in a quoted header value.
     static func fileName(for url: URL, format: ImageFormat) -> String {
-        let stem = url.deletingPathExtension().lastPathComponent
-        let safe = String(stem.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
-            .map(Character.init).prefix(100))
-        return (safe.isEmpty || safe == "/" ? "image" : safe) + "." + format.fileExtension
+        // The last path component without its extension, cut from the decoded path as text:
+        // `URL`'s path-component methods each parse the URL again, on every response.
+        let path = url.path
+        var stem = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
+        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = stem[..<dot] }
+        let safe = String(String.UnicodeScalarView(stem.unicodeScalars.lazy.filter { scalar in
+            scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                               || scalar == "-" || scalar == "_" || scalar == ".")
+        }.prefix(100)))
+        return (safe.isEmpty ? "image" : safe) + "." + format.fileExtension
     }
 
     static func errorResponse(_ error: ServiceError) -> Response {

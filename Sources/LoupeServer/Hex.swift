@@ -1,0 +1,19 @@
+/// Lowercase hexadecimal text of bytes: the result-cache keys and ETags.
+///
+/// Written out by table rather than with `String(format: "%02x")`, which goes through
+/// Foundation's format parser once per byte: for the 32-byte result key computed on every
+/// request, that was the largest single cost of answering a cached result.
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Two lowercase hex digits per byte of `bytes`.
+    static func string(_ bytes: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
