@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 
 /// Our dominant colour and palettes against the real Python `colorthief` 0.2.1 (run in the
 /// conformance venv by Scripts/conformance/colorthief_reference.py) over the corpus.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 
 /// BlurHash and ThumbHash against the reference packages (PyPI `blurhash` 1.1.5 and
 /// `thumbhash-python` 1.0.1, run by Scripts/conformance/placeholder_reference.py) on the same

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 
 @Suite struct ResizeTests {
     @Test(arguments: [

@@ -14,51 +14,7 @@ enum Repository {
     }
 }
 
-/// Something the test needs that Scripts/test.sh prepares is not there.
-struct SetupMissing: Error, CustomStringConvertible {
-    let what: String
-    let fix: String
-    var description: String { "\(what) is missing; run `\(fix)` (Scripts/test.sh does)" }
-}
-
-/// Runs a Python reference script from Scripts/conformance in the conformance venv.
-///
-/// The wait happens on a Dispatch thread, not on Swift's cooperative pool: the references take
-/// minutes, and the pool has only as many threads as cores (two in CI); blocking them would
-/// starve the concurrency tests that run in parallel and wait on timeouts.
-enum PythonReference {
-    static func run(_ script: String, arguments: [String]) async throws -> Data {
-        let python = Repository.root.appendingPathComponent(".venv-conformance/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw SetupMissing(what: "the conformance venv \(python.path)", fix: "bash Scripts/conformance/venv.sh")
-        }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [Repository.root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments
-        process.currentDirectoryURL = Repository.root
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let (data, status) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Int32), Never>) in
-            DispatchQueue.global().async {
-                // Read to the end first: waiting for exit with a full pipe would deadlock.
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (data, process.terminationStatus))
-            }
-        }
-        guard status == 0 else { throw ReferenceFailed(script: script, status: status) }
-        return data
-    }
-
-    struct ReferenceFailed: Error, CustomStringConvertible {
-        let script: String
-        let status: Int32
-        var description: String { "Python reference \(script) exited with status \(status) (its stderr is above)" }
-    }
-}
-
-/// Runs CPU-heavy synchronous test work on a Dispatch thread, for the reason PythonReference
+/// Runs CPU-heavy synchronous test work on a Dispatch thread, for the reason `PythonReference.run`
 /// gives. `body` must not use `#expect` (no test context there): return what to check.
 func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in

@@ -1,6 +1,7 @@
 import Foundation
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 @testable import LoupeServer
 import Testing
 
@@ -107,7 +108,7 @@ import Testing
     /// URLs built by the PyPI `imgproxy` package verify with our signer; one changed byte of
     /// the signature does not.
     @Test func urlsFromThePythonBuilderVerify() async throws {
-        let output = try await runPythonReference("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", "https://a.com/x.jpg"])
+        let output = try await PythonReference.run("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", "https://a.com/x.jpg"])
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 3)
         let signer = URLSigner(pairs: [.init(key: Data([0x0a, 0x1b, 0x2c, 0x3d]), salt: Data([0xaa, 0xbb, 0xcc]))])

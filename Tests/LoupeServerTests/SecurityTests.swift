@@ -88,7 +88,7 @@ import Testing
                 let source = origin.url("/s.jpg").absoluteString
                 #expect(try await server.request(insecurePath("w:10", source)).status == 403)
                 // URLs from the PyPI imgproxy builder are served; one changed signature byte is refused.
-                let output = try await runPythonReference("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", source])
+                let output = try await PythonReference.run("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", source])
                 let paths = try String(decoding: output, as: UTF8.self).split(separator: "\n").map { line in
                     try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["path"] as? String)
                 }

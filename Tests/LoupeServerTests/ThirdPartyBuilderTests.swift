@@ -12,7 +12,7 @@ import Testing
         let nginx = try NginxServer.start(files: ["photo.jpg": try TestImage.jpeg(width: 300, height: 200, seed: 21)])
         defer { nginx.stop() }
         let source = nginx.url("/photo.jpg").absoluteString
-        let output = try await runPythonReference("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", source])
+        let output = try await PythonReference.run("imgproxy_urls.py", arguments: ["0a1b2c3d", "aabbcc", source])
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
         // The script's cases (fit 64×64; fill 40×30 with north-west gravity as PNG; auto 50
         // wide enlarged as WebP), each with q:70, as imgproxy would size them.
