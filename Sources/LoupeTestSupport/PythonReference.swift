@@ -23,17 +23,9 @@ package enum PythonReference {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw CorpusMissing(path: "\(python.path) (run bash Scripts/conformance/venv.sh)")
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments
-        process.currentDirectoryURL = root
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // Read to the end first: waiting for exit with a full pipe would deadlock.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(script: script, status: process.terminationStatus) }
+        let (data, status) = try childProcessOutput(
+            python, arguments: [root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments, in: root)
+        guard status == 0 else { throw Failed(script: script, status: status) }
         return data
     }
 

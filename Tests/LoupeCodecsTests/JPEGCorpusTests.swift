@@ -57,15 +57,8 @@ import Testing
     }
 
     private func runDjpeg(_ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/djpeg")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (output, status) = try childProcessOutput(URL(fileURLWithPath: "/usr/bin/djpeg"), arguments: arguments)
+        #expect(status == 0)
         return [UInt8](output)
     }
 
