@@ -15,7 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
             Every setting can also be given as an environment variable: LOUPE_ and the flag in capitals \
             with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
             SIGTERM or SIGINT drains: /health answers 503 at once, requests are still accepted for \
-            --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0.
+            --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0. \
+            A second SIGTERM or SIGINT during that stops at once, cutting requests in flight, with exit status 1.
             """)
 
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
@@ -111,6 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
                 StandardOutput.writeLine("loupe serve: listening on http://\(settings.host):\(port)")
                 started(port)
             }
+        } catch let stop as ServerStop {
+            StandardError.writeLine("loupe serve: \(stop)")
+            throw ExitCode(1)
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)

@@ -4,6 +4,7 @@ import Logging
 import LoupeCaching
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// `loupe serve`: the image service over HTTP (Hummingbird), started and stopped by
 /// swift-service-lifecycle. SIGTERM or SIGINT (or ``shutDown()``) starts a graceful shutdown in
@@ -11,7 +12,11 @@ import ServiceLifecycle
 /// ``ServerSettings/drainDelay`` (a load balancer's health checks take the instance out of
 /// rotation meanwhile, and responses say `Connection: close` so kept-alive connections move
 /// elsewhere); then no new connection is accepted, requests in flight finish within the grace
-/// period, and ``run(onStarted:)`` returns.
+/// period, and ``run(onStarted:)`` returns. A second SIGTERM or SIGINT during that shutdown stops
+/// at once: connections are closed, requests in flight are cut, and ``run(onStarted:)`` throws
+/// ``ServerStop/secondSignal`` (an operator who signals twice does not want to wait the grace
+/// period out; process managers escalate the same way, only later and with SIGKILL, which also
+/// loses the staged cache writes that this stop still flushes).
 public final class ImageServer: Sendable {
     /// What it was started with.
     public let settings: ServerSettings
@@ -60,7 +65,20 @@ public final class ImageServer: Sendable {
         if settings.servesUnsigned {
             logger.warning("serving unsigned URLs ('insecure' or '_'): anyone can make this server process any allowed source")
         }
-        try await serviceGroup.run()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await serviceGroup.run() }
+                tasks.addTask { [logger] in try await Self.stopAtSecondSignal(logger: logger) }
+                // The first to end decides: the group after its graceful shutdown, or the second
+                // signal, which throws and so cancels the group (and with it every request).
+                try await tasks.next()
+                tasks.cancelAll()
+            }
+        } catch {
+            // Staged cache writes are results already paid for: written even on a forced stop.
+            await service.flushCaches()
+            throw error
+        }
         await service.flushCaches()
     }
 
@@ -71,6 +89,18 @@ public final class ImageServer: Sendable {
             return group
         }
         await serviceGroup?.triggerGracefulShutdown()
+    }
+
+    /// Waits for a second SIGTERM or SIGINT (the service group handles the first) and throws;
+    /// returns when cancelled, which is when the server stopped by itself.
+    private static func stopAtSecondSignal(logger: Logger) async throws {
+        var caught = 0
+        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+            caught += 1
+            guard caught >= 2 else { continue }
+            logger.warning("second \(signal): stopping now, requests in flight are cut")
+            throw ServerStop.secondSignal
+        }
     }
 }
 

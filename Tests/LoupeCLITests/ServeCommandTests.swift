@@ -84,4 +84,38 @@ import Glibc
             await #expect(throws: (any Error).self) { try await httpGet(port: port, path: "/health") }
         }
     }
+
+    /// An operator who signals twice does not wait for the grace period: the second SIGTERM
+    /// during the drain stops the server at once, cuts the request in flight (its source is
+    /// still delaying) and exits 1 with one line saying why.
+    @Test func aSecondSigtermDuringTheDrainStopsAtOnceWithStatus1() async throws {
+        let photo = try TestImage.jpeg(width: 100, height: 100, seed: 15)
+        try await OriginServer.run(handler: { _ in .ok(photo, delay: .seconds(20)) }) { origin in
+            let child = try ServerProcess(arguments: [
+                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--drain-delay", "30",
+            ])
+            defer { child.kill() }
+            let port = try await child.port()
+            let slow = Task {
+                try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
+            }
+            #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
+            child.signal(SIGTERM)
+            // The first signal is handled once /health turns 503 (bounded retries only for its delivery).
+            var health = 0
+            for _ in 0..<100 where health != 503 {
+                health = try await httpGet(port: port, path: "/health").status
+                if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(health == 503)
+            let signalled = ContinuousClock.now
+            child.signal(SIGTERM)
+            // Well before the 30 s drain delay and the source's 20 s: only the second signal ends it.
+            let status = try await child.waitForExit(timeout: .seconds(15))
+            #expect(status == 1)
+            #expect(signalled.duration(to: .now) < .seconds(15))
+            // Cut: the connection closed (an error) or an error status, never the image.
+            #expect((try? await slow.value)?.status != 200)
+        }
+    }
 }
