@@ -30,7 +30,9 @@ import Testing
         cache.waitForCompaction()
 
         #expect(cache.compactedSegments > 0)
-        #expect(cache.deadBytes <= 10_000)
+        // The bound: compaction ran down to a quarter of the limit, and removals after it may
+        // have added dead bytes again, up to half of it (where the next compaction starts).
+        #expect(cache.deadBytes <= 20_000)
         let segmentsAfter = try directory.segmentFileNames()
         #expect(segmentsAfter.count < segmentsBefore.count)
         #expect(cache.count == 10)
