@@ -7,27 +7,24 @@ import Glibc
 
 /// `LoupeBenchmarks disk-stores`: the disk cache's write and read paths side by side, for the
 /// entries the pipeline stores (100 KB downloads) and small ones (8 KB):
-/// - `DiskCache` as it is: one file per entry (temporary file, `writev`, `close`, `rename`, a
-///   journal record);
-/// - append-only segment files with the journal as index: each entry is appended to the current
-///   64 MB segment in the real segment format (`DiskCacheSegment`: one `writev` of header +
-///   metadata, payload, checksummed footer) and one prototype journal record (key → segment,
-///   offset, length, checksum) is written — no file is created per entry. Compaction (rewriting
-///   segments whose entries were mostly removed) is not part of it, so its cost is not in these
-///   figures. Read with `pread`, and again from an mmap of the segment;
-/// - today's store right after 2,000 files were deleted nearby.
+/// - one file per entry, the previous `DiskCache` layout, reproduced here (`FilePerEntryStore`:
+///   payload hashed, temporary file, `writev` of payload + trailer, `close`, `rename`, a journal
+///   record; reads `open/fstat/read/close`, the checksum verified on the first read);
+/// - `DiskCache` itself: append-only segments with the journal as index (one `writev` per
+///   entry, no file created; its journal record, eviction and compaction scheduling included);
+/// - the same segment format read from an mmap of the segment (`SegmentStore`, a prototype
+///   without eviction, compaction or locking), for the read path's best case.
 ///
-/// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a third candidate;
+/// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a candidate too;
 /// it lost on both paths (README, benchmark table) and was removed with its dependency.
 ///
-/// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
-/// (deleted only at the end, for the reason above);
-/// CPU is the process's user + system time (the kernel's writeback threads are not in it, for
-/// any of them). Reads: a warm entry read back repeatedly, one byte of each 4 KB page
-/// touched; the segment variants do not record the access (`DiskCache` buffers an access
-/// record per read), which favours them. The mmap variant hands out mapped bytes without a
-/// copy: the best case for mmap, since a real store must keep a mapping alive while any `Data`
-/// from it lives.
+/// They run interleaved, round by round (A B C A B C), each run in a fresh directory
+/// (deleted only at the end); CPU is the process's user + system time (the kernel's writeback
+/// threads are not in it, for any of them). Reads: a warm entry read back repeatedly, one byte
+/// of each 4 KB page touched; the prototypes do not record the access (`DiskCache` buffers an
+/// access record per read), which favours them. The mmap variant hands out mapped bytes
+/// without a copy: the best case for mmap, since a real store must keep a mapping alive while
+/// any `Data` from it lives.
 enum DiskStoreComparison {
     /// A store under test: write an entry, read one back.
     protocol Store: AnyObject {
@@ -41,26 +38,11 @@ enum DiskStoreComparison {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-disk-stores-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        print("-- disk cache write path, interleaved (A B C D per round, \(rounds) rounds after a warm-up); load average \(PipelineBenchmark.loadAverage())")
+        print("-- disk cache write path, interleaved (A B C per round, \(rounds) rounds after a warm-up); load average \(PipelineBenchmark.loadAverage())")
         let makers: [(name: String, make: (URL) throws -> any Store)] = [
-            ("one file per entry (DiskCache)", { try FileStore(directory: $0) }),
-            ("append-only segments + journal", { try SegmentStore(directory: $0) }),
+            ("one file per entry (previous)", { try FilePerEntryStore(directory: $0) }),
+            ("DiskCache (segments)", { try CacheStore(directory: $0) }),
             ("segments, reads from mmap", { try SegmentStore(directory: $0, readsFromMapping: true) }),
-            ("one file per entry, 2,000 deleted", { directory in
-                // Untimed: 2,000 files created and deleted just before, as a cache trimming
-                // itself does. On an ext4 without a journal (this machine), creating a file
-                // then skips each inode deleted in the last seconds (`recently_deleted`).
-                let scratch = directory.deletingLastPathComponent().appendingPathComponent(directory.lastPathComponent + "-deleted")
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-                for index in 0..<2_000 {
-                    let path = scratch.path + "/\(index)"
-                    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-                    guard descriptor >= 0 else { throw BenchmarkError("create \(path): \(errno)") }
-                    Glibc.close(descriptor)
-                }
-                try FileManager.default.removeItem(at: scratch)
-                return try FileStore(directory: directory)
-            }),
         ]
         var directory = 0
         for (size, count) in [(100_000, 300), (8_000, 1_000)] {
@@ -120,9 +102,9 @@ enum DiskStoreComparison {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    // MARK: Today's store
+    // MARK: DiskCache
 
-    final class FileStore: Store {
+    final class CacheStore: Store {
         let cache: DiskCache
         init(directory: URL) throws { cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 1 << 30)) }
         func store(_ data: Data, forKey key: String) throws { try cache.store(data, forKey: key) }
@@ -130,13 +112,90 @@ enum DiskStoreComparison {
         func close() { cache.close() }
     }
 
+    // MARK: One file per entry
+
+    /// The previous `DiskCache` write path, kept here only to be measured against: each entry
+    /// in its own file, written to a temporary name and renamed into place, with a trailer
+    /// (key, checksum) after the payload and a journal record per store.
+    final class FilePerEntryStore: Store {
+        private struct Entry {
+            var name: String
+            var size: Int
+            var checksum: UInt64
+            var verified: Bool
+        }
+
+        private let directory: String
+        private let journal: Int32
+        private var index: [String: Entry] = [:]
+        private var counter = 0
+
+        init(directory: URL) throws {
+            self.directory = directory.path + "/entries"
+            try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+            journal = open(directory.path + "/journal", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard journal >= 0 else { throw BenchmarkError("journal: \(errno)") }
+        }
+
+        func store(_ data: Data, forKey key: String) throws {
+            counter += 1
+            let name = String(counter, radix: 16)
+            let checksum = data.withUnsafeBytes { DiskCacheChecksum.hash($0) }
+            var trailer = Array(key.utf8)
+            withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
+            let temporary = directory + "/" + name + ".tmp"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw BenchmarkError("create: \(errno)") }
+            let written = data.withUnsafeBytes { payload in
+                trailer.withUnsafeBytes { tail in
+                    var vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count),
+                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: tail.baseAddress), iov_len: tail.count)]
+                    return writev(descriptor, &vectors, 2)
+                }
+            }
+            guard written == data.count + trailer.count, Glibc.close(descriptor) == 0, rename(temporary, directory + "/" + name) == 0 else {
+                throw BenchmarkError("write: \(errno)")
+            }
+            var record = trailer
+            withUnsafeBytes(of: UInt64(counter).littleEndian) { record.append(contentsOf: $0) }
+            guard record.withUnsafeBytes({ write(journal, $0.baseAddress, $0.count) }) == record.count else {
+                throw BenchmarkError("journal write: \(errno)")
+            }
+            if let replaced = index.updateValue(Entry(name: name, size: data.count, checksum: checksum, verified: false), forKey: key) {
+                unlink(directory + "/" + replaced.name)
+            }
+        }
+
+        func data(forKey key: String) throws -> Data? {
+            guard let entry = index[key] else { return nil }
+            let descriptor = open(directory + "/" + entry.name, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw BenchmarkError("open: \(errno)") }
+            defer { Glibc.close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, let buffer = malloc(Int(info.st_size)) else { throw BenchmarkError("fstat: \(errno)") }
+            guard read(descriptor, buffer, Int(info.st_size)) == Int(info.st_size) else {
+                free(buffer)
+                throw BenchmarkError("read: \(errno)")
+            }
+            let payload = Data(bytesNoCopy: buffer, count: entry.size, deallocator: .free)
+            if !entry.verified {
+                guard payload.withUnsafeBytes({ DiskCacheChecksum.hash($0) }) == entry.checksum else { throw BenchmarkError("corrupt") }
+                index[key]?.verified = true
+            }
+            return payload
+        }
+
+        func close() {
+            Glibc.close(journal)
+        }
+    }
+
     // MARK: Segments
 
     /// Entries appended to 64 MB segment files in the disk cache's own segment format
     /// (`DiskCacheSegment`: header, metadata, payload, checksummed footer, one `writev`); a
     /// prototype journal maps keys to where they are (one record per store). Enough to measure
-    /// the write and read paths, not a cache (no eviction, compaction, recovery or locking):
-    /// `DiskCache` does not use segments yet.
+    /// the read path from a mapping, not a cache (no eviction, compaction, recovery or locking).
     final class SegmentStore: Store {
         private struct Location {
             var segment: Int

@@ -1,24 +1,47 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Opening a disk cache: replay the journal, and repair whatever a crash or a lost journal left.
 extension DiskCache {
     struct Loaded {
         var index: DiskCacheIndex
         var journal: DiskCacheJournal
-        var nextGeneration: UInt64
+        var segments: [UInt64: DiskCacheSegment]
+        /// The segment to append to (the newest one left), if any.
+        var current: UInt64?
+        var nextSegment: UInt64
         var recovery: Recovery
     }
 
     /// Replays the journal and repairs the directory as needed:
-    /// - clean shutdown: the journal is trusted as is (no directory listing — the fast path);
-    /// - crash (journal intact up to a possibly cut-off last record): the directory is listed
-    ///   once to delete temporary files and unreferenced entry files, and to drop entries whose
-    ///   file is missing;
-    /// - journal missing or damaged: the index is rebuilt from the entry files' trailers.
-    /// Then entries over the size limit are evicted, and the journal is appended to (or
-    /// rewritten, when it was unusable or mostly superseded records).
-    static func load(journalPath: String, entriesPath: String, configuration: Configuration, now: Date) throws(DiskCacheError) -> Loaded {
+    /// - the previous layout's entry files (`entries/`) are deleted;
+    /// - clean shutdown: the journal is trusted as is (the segments are opened, not read);
+    /// - crash (journal intact up to a possibly cut-off last record): records that point into a
+    ///   missing segment or past a segment's end are dropped, and torn tails are cut off;
+    /// - journal missing or damaged: the index is rebuilt from the segments' own framing.
+    /// Then entries over the size limit are evicted, the journal is appended to (or rewritten,
+    /// when it was unusable or mostly superseded records), and segments without a live entry
+    /// are deleted.
+    static func load(directory path: String, configuration: Configuration, now: Date) throws(DiskCacheError) -> Loaded {
         var recovery = Recovery()
+        let journalPath = path + "/journal"
+        let segmentsPath = path + "/segments"
+        recovery.removedFiles += discardEntryFiles(path + "/entries")
+        var segments: [UInt64: DiskCacheSegment] = [:]
+        var nextSegment: UInt64 = 1
+        for (number, isTemporary) in try listFiles(segmentsPath) where !isTemporary {
+            let segmentPath = segmentsPath + "/" + fileName(number)
+            do throws(DiskCacheFileSystem.Failure) {
+                segments[number] = try DiskCacheSegment(path: segmentPath)
+            } catch {
+                throw .fromErrno(error.errno, operation: "open", path: segmentPath)
+            }
+            nextSegment = max(nextSegment, number &+ 1)
+        }
+
         let replayed: (DiskCacheJournal.Replay, validLength: Int)?
         do throws(DiskCacheFileSystem.Failure) {
             replayed = try DiskCacheJournal.replay(path: journalPath)
@@ -26,22 +49,26 @@ extension DiskCache {
             throw .fromErrno(error.errno, operation: "read", path: journalPath)
         }
         var index: DiskCacheIndex
-        var nextGeneration: UInt64
         var appendAt: (length: Int, recordCount: Int)?
         // Keys dropped from the replayed index, to be journaled as removals when appending.
         var removedKeys: [String] = []
         if let (replay, validLength) = replayed, !replay.damaged {
             index = replay.index
-            nextGeneration = replay.nextGeneration
             appendAt = (validLength, replay.recordCount)
             if !replay.endedCleanly {
                 recovery.previousSessionEndedCleanly = false
-                removedKeys = try reconcile(&index, nextGeneration: &nextGeneration, entriesPath: entriesPath, recovery: &recovery)
+                let dropped = index.removeAll { record in
+                    guard let segment = segments[record.segment] else { return true }
+                    return record.location.offset + record.location.length > segment.length
+                }
+                recovery.droppedEntries += dropped.count
+                removedKeys = dropped.map(\.key)
+                cutTornTails(segments, after: index)
             }
         } else {
-            (index, nextGeneration) = try rebuild(entriesPath: entriesPath, now: now, recovery: &recovery)
-            // A brand-new cache has no journal and no files: nothing was recovered.
-            if replayed != nil || recovery.removedFiles > 0 || index.count > 0 {
+            index = rebuild(from: segments, now: now)
+            // A brand-new cache has no journal and no segments: nothing was recovered.
+            if replayed != nil || !segments.isEmpty || recovery.removedFiles > 0 {
                 recovery.previousSessionEndedCleanly = false
                 recovery.indexRebuiltFromFiles = true
             }
@@ -57,7 +84,7 @@ extension DiskCache {
         }
         removedKeys += evicted.map(\.key)
         // Superseded records are dropped now if they dominate the journal.
-        if let current = appendAt, current.recordCount + removedKeys.count >= 2 * index.count + compactionSlack {
+        if let current = appendAt, current.recordCount + removedKeys.count >= compactionThreshold(liveCount: index.count) {
             appendAt = nil
         }
 
@@ -75,66 +102,77 @@ extension DiskCache {
             throw .fromErrno(error.errno, operation: "write", path: journalPath)
         }
         // Only once the journal no longer references them.
-        for record in evicted { DiskCacheFileSystem.remove(entriesPath + "/" + fileName(record.generation)) }
-        return Loaded(index: index, journal: journal, nextGeneration: nextGeneration, recovery: recovery)
+        for (number, segment) in segments where index.liveBytes[number] == nil {
+            segments[number] = nil
+            if DiskCacheFileSystem.remove(segment.path) { recovery.removedFiles += 1 }
+        }
+        let current = segments.keys.max()
+        return Loaded(index: index, journal: journal, segments: segments, current: current, nextSegment: nextSegment, recovery: recovery)
     }
 
-    /// After a crash: makes the index and the entry directory agree. Returns the keys dropped
-    /// from the index.
-    private static func reconcile(_ index: inout DiskCacheIndex, nextGeneration: inout UInt64, entriesPath: String, recovery: inout Recovery) throws(DiskCacheError) -> [String] {
-        var missing = index.generations
-        for (generation, isTemporary) in try listEntryFiles(entriesPath) {
-            nextGeneration = max(nextGeneration, generation &+ 1)
-            if !isTemporary, missing.remove(generation) != nil { continue }
-            if DiskCacheFileSystem.remove(entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")) {
-                recovery.removedFiles += 1
-            }
+    /// After a crash: cuts, in every segment holding live entries, whatever follows the last
+    /// intact entry after the last live one (an append the crash interrupted; a store that
+    /// picked a segment just before a rollover may still have been appending to it), so
+    /// appends follow a clean boundary. Reads only those tails. If a cut fails, the bytes
+    /// stay as dead bytes: the journal never points into them.
+    private static func cutTornTails(_ segments: [UInt64: DiskCacheSegment], after index: DiskCacheIndex) {
+        var liveEnds: [UInt64: Int] = [:]
+        for record in index.recordsOldestFirst {
+            liveEnds[record.segment] = max(liveEnds[record.segment] ?? 0, record.location.offset + record.location.length)
         }
-        let dropped = index.keys(withGenerations: missing)
-        for key in dropped { index.remove(key: key) }
-        recovery.droppedEntries += dropped.count
-        return dropped
+        for (number, end) in liveEnds {
+            guard let segment = segments[number] else { continue }
+            let intactLength = segment.scan(from: end).intactLength
+            if intactLength < segment.length { try? segment.truncate(to: intactLength) }
+        }
     }
 
-    /// Without a usable journal: rebuilds the index from the trailers of the entry files,
-    /// oldest stored first (the best available stand-in for access order).
-    private static func rebuild(entriesPath: String, now: Date, recovery: inout Recovery) throws(DiskCacheError) -> (DiskCacheIndex, UInt64) {
-        var nextGeneration: UInt64 = 1
-        var records: [DiskCacheIndex.Record] = []
-        for (generation, isTemporary) in try listEntryFiles(entriesPath) {
-            nextGeneration = max(nextGeneration, generation &+ 1)
-            let path = entriesPath + "/" + fileName(generation) + (isTemporary ? ".tmp" : "")
-            if !isTemporary, let record = DiskCacheEntryFile.readRecord(path: path, generation: generation, now: now) {
-                records.append(record)
-            } else if DiskCacheFileSystem.remove(path) {
-                recovery.removedFiles += 1
+    /// Without a usable journal: rebuilds the index from the entries the segments hold, oldest
+    /// stored first (the best available stand-in for access order). For a key found more than
+    /// once, the latest store wins (compaction copies keep their store date).
+    private static func rebuild(from segments: [UInt64: DiskCacheSegment], now: Date) -> DiskCacheIndex {
+        var found: [(order: Int, record: DiskCacheIndex.Record)] = []
+        for number in segments.keys.sorted() {
+            guard let segment = segments[number] else { continue }
+            let scan = segment.scan()
+            // What follows the first damaged or torn entry is not indexed: dead bytes, cut off.
+            if scan.intactLength < segment.length { try? segment.truncate(to: scan.intactLength) }
+            for entry in scan.entries {
+                let metadata = entry.metadata
+                found.append((found.count, DiskCacheIndex.Record(
+                    key: metadata.key, segment: number, location: entry.location, storedAt: metadata.storedAt,
+                    expiresAt: metadata.expiresAt, lastAccessedAt: min(metadata.storedAt, now),
+                    validators: metadata.validators, userInfo: metadata.userInfo)))
             }
         }
-        // Oldest first; for one key written twice, the later write wins and its older file goes.
-        records.sort { ($0.storedAt, $0.generation) < ($1.storedAt, $1.generation) }
-        var index = DiskCacheIndex(minimumCapacity: records.count)
-        for record in records {
-            if let older = index.record(forKey: record.key), older.generation > record.generation {
-                if DiskCacheFileSystem.remove(entriesPath + "/" + fileName(record.generation)) { recovery.removedFiles += 1 }
-                continue
-            }
-            if let replaced = index.insert(record),
-               DiskCacheFileSystem.remove(entriesPath + "/" + fileName(replaced.generation)) {
-                recovery.removedFiles += 1
-            }
-        }
-        return (index, nextGeneration)
+        found.sort { ($0.record.storedAt, $0.order) < ($1.record.storedAt, $1.order) }
+        var index = DiskCacheIndex(minimumCapacity: found.count)
+        for (_, record) in found { index.insert(record) }
+        return index
     }
 
-    /// The cache's own files in `entries/`; other names are skipped.
-    private static func listEntryFiles(_ entriesPath: String) throws(DiskCacheError) -> [(generation: UInt64, isTemporary: Bool)] {
-        var files: [(generation: UInt64, isTemporary: Bool)] = []
+    /// Deletes the previous layout's entry files (one file per entry) and, if nothing else is
+    /// in it, their folder; returns how many files went. Its journal (version 1) does not
+    /// replay, so nothing points at them.
+    private static func discardEntryFiles(_ entriesPath: String) -> Int {
+        guard let names = try? listFiles(entriesPath) else { return 0 }
+        var removed = 0
+        for (number, isTemporary) in names where DiskCacheFileSystem.remove(entriesPath + "/" + fileName(number) + (isTemporary ? ".tmp" : "")) {
+            removed += 1
+        }
+        rmdir(entriesPath)
+        return removed
+    }
+
+    /// The cache's own files in a folder; other names are skipped.
+    private static func listFiles(_ folder: String) throws(DiskCacheError) -> [(number: UInt64, isTemporary: Bool)] {
+        var files: [(number: UInt64, isTemporary: Bool)] = []
         do throws(DiskCacheFileSystem.Failure) {
-            try DiskCacheFileSystem.forEachName(in: entriesPath) { name in
+            try DiskCacheFileSystem.forEachName(in: folder) { name in
                 if let file = parseFileName(name) { files.append(file) }
             }
         } catch {
-            throw .fromErrno(error.errno, operation: "opendir", path: entriesPath)
+            throw .fromErrno(error.errno, operation: "opendir", path: folder)
         }
         return files
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -8,13 +9,20 @@ import Glibc
 /// HTTP validators, that survives crashes without serving damaged data.
 ///
 /// Every rule of the disk cache is listed here; each concept has its file (`DiskCacheJournal`,
-/// `DiskCacheIndex`, `DiskCacheEntryFile`, `DiskCacheChecksum`, recovery in
-/// `DiskCache+Recovery`, background writes in ``DiskCacheWriter``).
+/// `DiskCacheIndex`, `DiskCacheSegment`, `DiskCacheEntryFile` (entry metadata coding),
+/// `DiskCacheChecksum`, recovery in `DiskCache+Recovery`, compaction in
+/// `DiskCache+Compaction`, background writes in ``DiskCacheWriter``).
 ///
 /// - **Size**: the sum of payload sizes never exceeds `Configuration.sizeLimit` once `store`
 ///   returns; crossing it evicts least-recently-used entries down to the low-water mark
 ///   (`Configuration.lowWaterFraction`). A read marks an entry used. A payload larger than the
 ///   limit is refused with `DiskCacheError.entryTooLarge`.
+/// - **Disk used**: payloads live in append-only segment files, so an eviction, removal or
+///   overwrite leaves dead bytes behind until compaction. Once the dead bytes (segment bytes
+///   minus the bytes of live entries) exceed half of `sizeLimit`, a background compaction copies
+///   the live entries of the mostly-dead segments forward and deletes those segments, until the
+///   dead bytes are at most a quarter of the limit. The files therefore stay within about 1.5×
+///   the limit plus per-entry framing (header, metadata, footer) and the compaction in flight.
 /// - **Keys**: any string (slashes, `..`, empty, 10 KB); key + validators + user info together
 ///   are at most `metadataLimit` bytes (`DiskCacheError.metadataTooLarge`), a longer key is a miss.
 /// - **Age**: `data(forKey:)` returns fresh payloads only; `entry(forKey:)` also returns stale
@@ -22,23 +30,33 @@ import Glibc
 ///   rewriting its payload. Expiry and last access live in the cache's journal, not in file
 ///   timestamps (Linux cannot set creation dates and access times depend on mount options).
 /// - **Lookups** go through an in-memory index loaded from the journal when the cache opens;
-///   nothing lists the directory except recovery after a crash or a lost journal.
+///   nothing lists or reads the segments except recovery after a crash or a lost journal.
 /// - **Background writes**: ``DiskCacheWriter`` stages stores in memory (bounded), serves them
 ///   before they are written and writes them in order on one queue; `flush()` waits for them.
 ///   Users that must not wait for the disk (the image pipeline, the service's result cache)
 ///   write through it; `store` itself always writes before returning.
-/// - **Durability / crash safety**: each entry is written to a temporary file and renamed into place, and
-///   carries an XXH64 checksum. The checksum is verified on the entry's first read in a session
-///   and again whenever its file's inode, size or change time differs from when it last passed;
-///   a failing entry is removed and reported as `DiskCacheError.corruptEntry`, never returned.
-///   The journal tolerates a cut-off last record; after a crash, opening reconciles the journal
-///   with the directory. Nothing is `fsync`ed: a killed process loses nothing that `store`
-///   returned for; after a power loss the checksum catches torn files.
-/// - **Files**: everything lives under `directory`: `journal`, `lock` and `entries/`, whose files
-///   are named by a write counter, never by the key, so any key (slashes, `..`, 10 KB) is safe.
-///   Files the cache did not write are ignored.
+/// - **Durability / crash safety**: a store appends the entry (header, metadata, payload,
+///   footer, one `writev`) to the current segment, then journals its address; the entry
+///   carries an XXH64 checksum over its metadata and payload. The checksum is verified on the
+///   entry's first read in a session and again whenever its segment file's inode, size or
+///   change time differs from when it last passed (so a read after another store re-checks);
+///   a failing entry is dropped and reported as `DiskCacheError.corruptEntry`, never returned.
+///   Compaction journals an entry's new address before it deletes the old segment, so a crash
+///   at any point leaves every journaled entry readable. Opening after a crash cuts a torn tail
+///   off the last segment and drops journal records that point past a segment's end; a lost or
+///   damaged journal is rebuilt from the segments' own framing (entries removed but not yet
+///   compacted away come back then, with their original metadata). Nothing is `fsync`ed: a
+///   killed process loses nothing that `store` returned for; after a power loss the checksum
+///   catches torn entries.
+/// - **Files**: everything lives under `directory`: `journal`, `lock` and `segments/`, whose
+///   files are named by a counter (16 hex digits), never by the key, so any key (slashes, `..`,
+///   10 KB) is safe. A new segment starts once the current one holds
+///   `Configuration.segmentSize` bytes (64 MB), and after a failed write. Files the cache did
+///   not write are ignored; the previous layout's `entries/` files (one file per entry) are
+///   deleted on open — its journal (version 1) does not replay, so that cache starts empty.
 /// - **Concurrency**: all methods may be called from any thread. Index updates are serialized
-///   by a mutex; file reads and writes run outside it.
+///   by a mutex; segment reads and appends run outside it (reads are `pread`s that never wait
+///   for an append), and compaction runs on its own serial queue in bounded steps.
 /// - **One owner per directory**: opening takes an exclusive `flock` on `directory/lock`. A second
 ///   `DiskCache` on the same directory, in this process or another, is refused with
 ///   `DiskCacheError.directoryInUse` until the first is closed (or its process exits or dies,
@@ -53,6 +71,9 @@ public final class DiskCache: Sendable {
         public var lowWaterFraction: Double
         /// Time to live of entries stored with `DiskCacheExpiry.default`; `nil` means never expire.
         public var defaultTimeToLive: TimeInterval?
+        /// A segment file takes no new entries once it holds this many bytes (tests use small
+        /// segments to exercise rollover and compaction).
+        package var segmentSize = 64 << 20
 
         /// A configuration; the defaults are 256 MB, a low-water mark of 80 % and a week.
         public init(sizeLimit: Int = 256 * 1024 * 1024, lowWaterFraction: Double = 0.8, defaultTimeToLive: TimeInterval? = 7 * 24 * 60 * 60) {
@@ -62,19 +83,22 @@ public final class DiskCache: Sendable {
         }
 
         var lowWaterMark: Int { Int(Double(sizeLimit) * lowWaterFraction) }
+        /// Dead segment bytes that start a compaction.
+        var compactionTrigger: Int { sizeLimit / 2 }
+        /// Dead segment bytes a compaction brings the segments down to.
+        var compactionTarget: Int { sizeLimit / 4 }
     }
 
     /// What opening the cache found and repaired (for logs and diagnostics).
     public struct Recovery: Sendable, Equatable {
         /// The previous owner closed the cache; nothing had to be checked.
         public var previousSessionEndedCleanly = true
-        /// The journal was missing or damaged, so the index was rebuilt from the entry files
+        /// The journal was missing or damaged, so the index was rebuilt from the segments
         /// (last-access order and revalidated expiry dates from the lost journal are gone).
         public var indexRebuiltFromFiles = false
-        /// Index entries dropped because their file was missing or unreadable.
+        /// Index entries dropped because their segment was missing or too short.
         public var droppedEntries = 0
-        /// Leftover files removed: temporary files of interrupted writes, and entry files the
-        /// journal no longer references.
+        /// Files removed: segments without live entries, and the previous layout's entry files.
         public var removedFiles = 0
         /// Entries evicted on open because they exceeded the (possibly lowered) size limit.
         public var evictedEntries = 0
@@ -89,23 +113,47 @@ public final class DiskCache: Sendable {
 
     /// The wall clock expiry is judged by (the writer stages by it too).
     let now: @Sendable () -> Date
-    /// `<directory>/entries/` as UTF-8, the prefix of every entry file path.
-    private let entriesPrefix: [UInt8]
-    private let state: Locked<State>
+    /// `<directory>/segments/` as UTF-8, the prefix of every segment path.
+    let segmentsPrefix: [UInt8]
+    let state: Locked<State>
+    /// Runs compaction, off the callers' threads, one step after another.
+    let compactionQueue = DispatchQueue(label: "loupe.disk-cache-compaction")
 
-    private struct State {
+    struct State {
         var index: DiskCacheIndex
         /// `nil` once the cache is closed.
         var journal: DiskCacheJournal?
         var lockDescriptor: Int32
-        var nextGeneration: UInt64
+        /// Open segments by number.
+        var segments: [UInt64: DiskCacheSegment]
+        /// Per segment, the bytes its appends have written (what it holds on disk).
+        var segmentLengths: [UInt64: Int]
+        /// The sum of `segmentLengths`.
+        var segmentBytes: Int
+        /// The segment stores append to; `nil` after a failed write or when compaction took
+        /// it, so the next append starts a new one.
+        var current: UInt64?
+        /// Bytes handed to appends to `current` (approximately its length, known without
+        /// waiting for an append in flight).
+        var currentBytes: Int
+        var nextSegment: UInt64
+        /// Appends started and not yet journaled, per segment: such a segment is never
+        /// compacted or deleted.
+        var appending: [UInt64: Int] = [:]
         /// The journal is compacted once it holds this many records; raised after a failed
         /// attempt so a full disk does not make every write retry it.
         var compactionThreshold: Int
+        var compactionScheduled = false
+        /// Set by `close()`: compaction stops at its next step.
+        var isClosing = false
+        /// Segments compaction has emptied and deleted (for tests and diagnostics).
+        var compactedSegments = 0
+
+        var deadBytes: Int { segmentBytes - index.totalLiveBytes }
     }
 
     /// Largest key + validators + user info accepted, in bytes (1 MiB). They live in the
-    /// journal, the entry trailer and memory, so they are bounded like the payload is.
+    /// journal, the entry's segment metadata and memory, so they are bounded like the payload is.
     public static let metadataLimit = 1 << 20
 
     /// Superseded journal records tolerated before compacting (as in DiskLruCache).
@@ -116,8 +164,9 @@ public final class DiskCache: Sendable {
     /// - Parameter now: the wall clock. Expiry dates are persisted and compared across
     ///   processes, so they are `Date`s, and tests pass a controllable clock here.
     /// - Throws: `DiskCacheError.directoryInUse` if another cache has the directory open;
-    ///   `.invalidConfiguration`; `.notWritable`, `.noSpace` or `.io` if the directory, lock or
-    ///   journal cannot be created. A damaged or missing journal is never an error: it is rebuilt.
+    ///   `.invalidConfiguration`; `.notWritable`, `.noSpace` or `.io` if the directory, lock,
+    ///   journal or a segment cannot be created or opened. A damaged or missing journal is
+    ///   never an error: it is rebuilt.
     public init(directory: URL, configuration: Configuration = Configuration(), now: @escaping @Sendable () -> Date = { Date() }) throws(DiskCacheError) {
         guard configuration.sizeLimit > 0 else { throw .invalidConfiguration("sizeLimit must be positive, got \(configuration.sizeLimit)") }
         guard configuration.lowWaterFraction > 0, configuration.lowWaterFraction <= 1 else {
@@ -126,12 +175,13 @@ public final class DiskCache: Sendable {
         if let ttl = configuration.defaultTimeToLive, !(ttl >= 0) {
             throw .invalidConfiguration("defaultTimeToLive must be non-negative, got \(ttl)")
         }
+        guard configuration.segmentSize > 0 else { throw .invalidConfiguration("segmentSize must be positive, got \(configuration.segmentSize)") }
         let path = directory.standardizedFileURL.path
-        let entriesPath = path + "/entries"
+        let segmentsPath = path + "/segments"
         do throws(DiskCacheFileSystem.Failure) {
-            try DiskCacheFileSystem.makeDirectories(entriesPath)
+            try DiskCacheFileSystem.makeDirectories(segmentsPath)
         } catch {
-            throw .fromErrno(error.errno, operation: "mkdir", path: entriesPath)
+            throw .fromErrno(error.errno, operation: "mkdir", path: segmentsPath)
         }
         let lockPath = path + "/lock"
         let lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -143,7 +193,7 @@ public final class DiskCache: Sendable {
         }
         let loaded: Loaded
         do {
-            loaded = try Self.load(journalPath: path + "/journal", entriesPath: entriesPath, configuration: configuration, now: now())
+            loaded = try Self.load(directory: path, configuration: configuration, now: now())
         } catch {
             Glibc.close(lockDescriptor)
             throw error
@@ -152,24 +202,28 @@ public final class DiskCache: Sendable {
         self.configuration = configuration
         self.recovery = loaded.recovery
         self.now = now
-        self.entriesPrefix = Array((entriesPath + "/").utf8)
+        self.segmentsPrefix = Array((segmentsPath + "/").utf8)
         let compactionThreshold = Self.compactionThreshold(liveCount: loaded.index.count)
+        let lengths = loaded.segments.mapValues(\.length)
         state = Locked(State(
             index: loaded.index, journal: loaded.journal, lockDescriptor: lockDescriptor,
-            nextGeneration: loaded.nextGeneration,
+            segments: loaded.segments, segmentLengths: lengths, segmentBytes: lengths.values.reduce(0, +),
+            current: loaded.current, currentBytes: loaded.current.flatMap { lengths[$0] } ?? 0, nextSegment: loaded.nextSegment,
             compactionThreshold: max(compactionThreshold, loaded.journal.recordCount + Self.compactionSlack)))
+        scheduleCompactionIfNeeded()
     }
 
     deinit {
-        close()
+        // A compaction step holds `self`, so none is running or queued here.
+        closeState()
     }
 
     // MARK: Reading
 
     /// The payload stored under `key` if it is fresh; `nil` when absent or expired.
     ///
-    /// - Throws: `DiskCacheError.corruptEntry` when the stored file fails its checksum (it is
-    ///   removed; the next call returns `nil`), `.closed`, or `.io` for a failing disk.
+    /// - Throws: `DiskCacheError.corruptEntry` when the stored entry fails its checksum (it is
+    ///   dropped; the next call returns `nil`), `.closed`, or `.io` for a failing disk.
     public func data(forKey key: String) throws(DiskCacheError) -> Data? {
         try lookup(key, includeExpired: false)?.data
     }
@@ -195,60 +249,60 @@ public final class DiskCache: Sendable {
     private func lookup(_ key: String, includeExpired: Bool) throws(DiskCacheError) -> DiskCacheEntry? {
         // A key too long to store cannot be stored; answering now keeps it out of the journal.
         guard key.utf8.count <= Self.metadataLimit else { return nil }
-        // A second pass is needed only when a concurrent write replaced the entry between the
-        // index lookup and the open (the old file is then already unlinked).
-        for _ in 0..<2 {
-            let now = self.now()
-            let found = try state.withLock { (state) throws(DiskCacheError) -> DiskCacheIndex.Record? in
-                guard let journal = state.journal else { throw .closed }
-                guard let record = state.index.touch(key: key, at: now, unlessExpired: !includeExpired) else { return nil }
-                journal.appendRead(key: key, at: now)
-                // Access order is advisory: if it cannot be written, the cache still works.
-                if journal.wantsFlush { try? journal.flush() }
-                return record
-            }
-            guard let record = found else { return nil }
-            let path = entryPath(record.generation)
-            switch DiskCacheEntryFile.read(path: path, expecting: record) {
-            case .payload(let data, let stamp):
-                if record.verifiedStamp != stamp { remember(stamp, for: record) }
-                return DiskCacheEntry(
-                    data: data, storedAt: record.storedAt, expiresAt: record.expiresAt,
-                    validators: record.validators, userInfo: record.userInfo,
-                    isExpired: record.expiresAt.map { $0 <= now } ?? false)
-            case .missing:
-                // Deleted behind the cache's back: forget it. Otherwise it was replaced: retry.
-                if dropIfCurrent(record) { return nil }
-            case .corrupt:
-                DiskCacheFileSystem.remove(path)
-                dropIfCurrent(record)
-                throw .corruptEntry(key: key)
-            case .failed(let code):
-                throw .fromErrno(code, operation: "read", path: path)
-            }
+        let now = self.now()
+        let found = try state.withLock { (state) throws(DiskCacheError) -> (DiskCacheIndex.Record, DiskCacheSegment?)? in
+            guard let journal = state.journal else { throw .closed }
+            guard let record = state.index.touch(key: key, at: now, unlessExpired: !includeExpired) else { return nil }
+            journal.appendRead(key: key, at: now)
+            // Access order is advisory: if it cannot be written, the cache still works.
+            if journal.wantsFlush { try? journal.flush() }
+            return (record, state.segments[record.segment])
         }
-        return nil
+        guard let (record, segment) = found else { return nil }
+        // The segment object stays valid even if compaction deletes its file meanwhile: its
+        // descriptor is open for as long as this reference lives.
+        guard let segment else {
+            dropIfCurrent(record)
+            return nil
+        }
+        let stamp = segment.stamp()
+        let verify = stamp == nil || stamp != record.verifiedStamp
+        switch segment.read(record.location, verify: verify) {
+        case .payload(let data):
+            if verify, let stamp { remember(stamp, for: record) }
+            return DiskCacheEntry(
+                data: data, storedAt: record.storedAt, expiresAt: record.expiresAt,
+                validators: record.validators, userInfo: record.userInfo,
+                isExpired: record.expiresAt.map { $0 <= now } ?? false)
+        case .corrupt:
+            dropIfCurrent(record)
+            throw .corruptEntry(key: key)
+        case .failed(let code):
+            throw .fromErrno(code, operation: "read", path: segment.path)
+        }
     }
 
-    /// Records that `record`'s file passed its checksum with this stamp.
+    /// Records that `record`'s entry passed its checksum under this segment stamp.
     private func remember(_ stamp: DiskCacheEntryFile.Stamp, for record: DiskCacheIndex.Record) {
         state.withLock { state in
-            guard state.index.record(forKey: record.key)?.generation == record.generation else { return }
+            guard state.index.record(forKey: record.key)?.isSameWrite(as: record) == true else { return }
             state.index.update(key: record.key) { $0.verifiedStamp = stamp }
         }
     }
 
     /// Removes `record` from the index if it is still the current version of its key.
     @discardableResult
-    private func dropIfCurrent(_ record: DiskCacheIndex.Record) -> Bool {
-        state.withLock { state in
-            guard let journal = state.journal, state.index.record(forKey: record.key)?.generation == record.generation else { return false }
+    func dropIfCurrent(_ record: DiskCacheIndex.Record) -> Bool {
+        let dropped = state.withLock { state in
+            guard let journal = state.journal, state.index.record(forKey: record.key)?.isSameWrite(as: record) == true else { return false }
             state.index.remove(key: record.key)
             journal.appendRemove(key: record.key)
-            // If this is lost, the next open finds the file gone and drops the entry again.
+            // If this is lost, the next open (or read) checks the entry again.
             try? journal.flush()
             return true
         }
+        if dropped { scheduleCompactionIfNeeded() }
+        return dropped
     }
 
     // MARK: Writing
@@ -272,49 +326,46 @@ public final class DiskCache: Sendable {
             throw .metadataTooLarge(size: metadataSize, limit: Self.metadataLimit)
         }
         let now = self.now()
-        let generation = try state.withLock { (state) throws(DiskCacheError) -> UInt64 in
-            guard state.journal != nil else { throw .closed }
-            defer { state.nextGeneration += 1 }
-            return state.nextGeneration
-        }
         var record = DiskCacheIndex.Record(
-            key: key, generation: generation, payloadSize: data.count, fileSize: 0, checksum: 0,
+            key: key, segment: 0, location: DiskCacheSegment.Location(offset: 0, length: 0, payloadSize: data.count, checksum: 0),
             storedAt: now, expiresAt: expiry.date(now: now, defaultTimeToLive: configuration.defaultTimeToLive),
             lastAccessedAt: now, validators: validators, userInfo: userInfo)
-        let trailer = DiskCacheEntryFile.makeTrailer(for: &record, payload: data)
-        let path = entryPath(generation)
-        do throws(DiskCacheFileSystem.Failure) {
-            try DiskCacheEntryFile.write(payload: data, trailer: trailer, temporaryPath: path + ".tmp", path: path)
-        } catch {
-            throw .fromErrno(error.errno, operation: "write", path: path)
+        let (number, segment) = try state.withLock { (state) throws(DiskCacheError) -> (UInt64, DiskCacheSegment) in
+            guard state.journal != nil else { throw .closed }
+            return try beginAppend(&state, bytes: data.count + metadataSize)
         }
-        let obsolete = try state.withLock { (state) throws(DiskCacheError) -> [DiskCacheIndex.Record] in
-            guard let journal = state.journal else {
-                DiskCacheFileSystem.remove(path)
-                throw .closed
+        do throws(DiskCacheFileSystem.Failure) {
+            record.location = try segment.append(data, metadataOf: record)
+            record.segment = number
+        } catch {
+            state.withLock { state in
+                endAppend(&state, segment: number, end: nil)
+                // The next store starts a fresh segment (and finds out whether files can still be
+                // created); this one keeps serving what it holds.
+                if state.current == number { state.current = nil }
             }
+            throw .fromErrno(error.errno, operation: "write", path: segment.path)
+        }
+        try state.withLock { (state) throws(DiskCacheError) in
+            // Whatever happens next, these bytes are on disk: dead ones unless journaled below.
+            endAppend(&state, segment: number, end: record.location.offset + record.location.length)
+            guard let journal = state.journal else { throw .closed }
             journal.appendPut(record)
             do throws(DiskCacheFileSystem.Failure) {
                 try journal.flush()
             } catch {
-                DiskCacheFileSystem.remove(path)
                 throw .fromErrno(error.errno, operation: "write", path: journal.path)
             }
-            var obsolete: [DiskCacheIndex.Record] = []
-            if let replaced = state.index.insert(record) { obsolete.append(replaced) }
+            state.index.insert(record)
             let evicted = Self.evict(from: &state.index, configuration: configuration, keeping: key)
             if !evicted.isEmpty {
                 for entry in evicted { journal.appendRemove(key: entry.key) }
-                // If these removals are lost, the files are still deleted below; the next open
-                // (or read) notices the missing files and drops the entries.
+                // If these removals are lost, the next open evicts down to the limit again.
                 try? journal.flush()
-                obsolete += evicted
             }
-            compactIfNeeded(&state)
-            return obsolete
+            compactJournalIfNeeded(&state)
         }
-        // Unlinked outside the lock: names are unique per write, so no newer entry can be hit.
-        for entry in obsolete { DiskCacheFileSystem.remove(entryPath(entry.generation)) }
+        scheduleCompactionIfNeeded()
     }
 
     /// Refreshes the expiry (and optionally the validators) of a stored entry without rewriting
@@ -347,7 +398,7 @@ public final class DiskCache: Sendable {
                 record.validators = newValidators
             }
             state.index.touch(key: key, at: now)
-            compactIfNeeded(&state)
+            compactJournalIfNeeded(&state)
             return true
         }
     }
@@ -356,60 +407,50 @@ public final class DiskCache: Sendable {
     @discardableResult
     public func removeValue(forKey key: String) throws(DiskCacheError) -> Bool {
         guard key.utf8.count <= Self.metadataLimit else { return false }
-        let removed = try state.withLock { (state) throws(DiskCacheError) -> DiskCacheIndex.Record? in
-            guard let journal = state.journal else { throw .closed }
-            guard let record = state.index.remove(key: key) else { return nil }
-            journal.appendRemove(key: key)
-            // If the record is lost, the next open finds the file gone and drops the entry.
-            try? journal.flush()
-            compactIfNeeded(&state)
-            return record
-        }
-        guard let removed else { return false }
-        DiskCacheFileSystem.remove(entryPath(removed.generation))
-        return true
+        let removed = try removeRecords { index in index.remove(key: key).map { [$0] } ?? [] }
+        return removed == 1
     }
 
     /// Removes every expired entry; returns how many were removed.
     @discardableResult
     public func removeExpired() throws(DiskCacheError) -> Int {
         let now = self.now()
-        let removed = try state.withLock { (state) throws(DiskCacheError) -> [DiskCacheIndex.Record] in
-            guard let journal = state.journal else { throw .closed }
-            let expired = state.index.recordsOldestFirst.filter { record in
-                record.expiresAt.map { $0 <= now } ?? false
-            }
-            for record in expired {
-                state.index.remove(key: record.key)
-                journal.appendRemove(key: record.key)
-            }
-            try? journal.flush()
-            compactIfNeeded(&state)
-            return expired
+        return try removeRecords { index in
+            index.removeAll { record in record.expiresAt.map { $0 <= now } ?? false }
         }
-        for record in removed { DiskCacheFileSystem.remove(entryPath(record.generation)) }
-        return removed.count
     }
 
     /// Evicts least-recently-used entries until the payloads total at most `size` bytes;
     /// returns how many were removed. A `size` at or above the current total removes nothing.
     @discardableResult
     public func trim(toSize size: Int) throws(DiskCacheError) -> Int {
-        let removed = try state.withLock { (state) throws(DiskCacheError) -> [DiskCacheIndex.Record] in
-            guard let journal = state.journal else { throw .closed }
+        try removeRecords { index in
             var evicted: [DiskCacheIndex.Record] = []
-            while state.index.totalSize > max(0, size), let oldest = state.index.leastRecentlyUsed {
-                state.index.remove(key: oldest.key)
-                journal.appendRemove(key: oldest.key)
+            while index.totalSize > max(0, size), let oldest = index.leastRecentlyUsed {
+                index.remove(key: oldest.key)
                 evicted.append(oldest)
             }
-            guard !evicted.isEmpty else { return [] }
-            try? journal.flush()
-            compactIfNeeded(&state)
             return evicted
         }
-        for record in removed { DiskCacheFileSystem.remove(entryPath(record.generation)) }
-        return removed.count
+    }
+
+    /// Removes the records `pick` takes out of the index and journals their removal; returns
+    /// how many. Their bytes become dead, for compaction to reclaim.
+    private func removeRecords(_ pick: (inout DiskCacheIndex) -> [DiskCacheIndex.Record]) throws(DiskCacheError) -> Int {
+        let removed = try state.withLock { (state) throws(DiskCacheError) -> Int in
+            guard let journal = state.journal else { throw .closed }
+            let removed = pick(&state.index)
+            guard !removed.isEmpty else { return 0 }
+            for record in removed { journal.appendRemove(key: record.key) }
+            // If the records are lost, the entries come back on the next open (still intact:
+            // their bytes stay until their segment is compacted, which the journal allows
+            // only after it is written).
+            try? journal.flush()
+            compactJournalIfNeeded(&state)
+            return removed.count
+        }
+        if removed > 0 { scheduleCompactionIfNeeded() }
+        return removed
     }
 
     /// What the cache holds, for maintenance tools (`loupe cache stats`).
@@ -442,24 +483,25 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes every entry.
+    /// Removes every entry and deletes the segments that held them.
     ///
     /// - Throws: `.noSpace`, `.notWritable` or `.io` if the empty journal cannot be written (the
     ///   entries are then kept), `.closed`.
     public func removeAll() throws(DiskCacheError) {
-        let removed = try state.withLock { (state) throws(DiskCacheError) -> [DiskCacheIndex.Record] in
+        let deletable = try state.withLock { (state) throws(DiskCacheError) -> [String] in
             guard let journal = state.journal else { throw .closed }
             do throws(DiskCacheFileSystem.Failure) {
                 try journal.compact(records: [])
             } catch {
                 throw .fromErrno(error.errno, operation: "write", path: journal.path)
             }
-            let records = state.index.recordsOldestFirst
             state.index = DiskCacheIndex()
             state.compactionThreshold = Self.compactionThreshold(liveCount: 0)
-            return records
+            state.current = nil
+            return retireEmptySegments(&state)
         }
-        for record in removed { DiskCacheFileSystem.remove(entryPath(record.generation)) }
+        // Deleted once the journal no longer mentions them.
+        for path in deletable { DiskCacheFileSystem.remove(path) }
     }
 
     // MARK: State
@@ -474,12 +516,30 @@ public final class DiskCache: Sendable {
         state.withLock { $0.index.count }
     }
 
+    /// Bytes of the segment files: live entries with their framing, plus dead bytes.
+    var segmentBytes: Int {
+        state.withLock { $0.segmentBytes }
+    }
+
+    /// Segment bytes no live entry uses (what compaction reclaims).
+    var deadBytes: Int {
+        state.withLock { $0.deadBytes }
+    }
+
     /// Writes pending access records, marks the journal as cleanly closed and releases the
-    /// directory lock. Later calls throw `DiskCacheError.closed`. Called by `deinit` too.
+    /// directory lock, after any compaction step in progress has finished. Later calls throw
+    /// `DiskCacheError.closed`. Called by `deinit` too.
     public func close() {
+        state.withLock { $0.isClosing = true }
+        // No compaction may append to a segment once another owner can open the directory.
+        compactionQueue.sync {}
+        closeState()
+    }
+
+    private func closeState() {
         state.withLock { state in
             guard let journal = state.journal else { return }
-            journal.appendClose(nextGeneration: state.nextGeneration)
+            journal.appendClose()
             // If this fails, the next open sees an unclean journal and reconciles: still safe.
             try? journal.flush()
             journal.close()
@@ -493,23 +553,75 @@ public final class DiskCache: Sendable {
         }
     }
 
-    // MARK: Internals
+    // MARK: Segments
 
-    private func entryPath(_ generation: UInt64) -> String {
-        Self.path(prefix: entriesPrefix, generation: generation)
+    /// The segment an append of about `bytes` bytes goes to (starting a new one when the
+    /// current is full or gone), counted as appending until `endAppend`.
+    func beginAppend(_ state: inout State, bytes: Int) throws(DiskCacheError) -> (UInt64, DiskCacheSegment) {
+        if let number = state.current, let segment = state.segments[number], state.currentBytes < configuration.segmentSize {
+            state.currentBytes += bytes
+            state.appending[number, default: 0] += 1
+            return (number, segment)
+        }
+        let number = state.nextSegment
+        let path = segmentPath(number)
+        let segment: DiskCacheSegment
+        do throws(DiskCacheFileSystem.Failure) {
+            segment = try DiskCacheSegment(path: path)
+        } catch {
+            throw .fromErrno(error.errno, operation: "open", path: path)
+        }
+        state.nextSegment += 1
+        state.segments[number] = segment
+        state.segmentLengths[number] = 0
+        state.current = number
+        state.currentBytes = bytes
+        state.appending[number, default: 0] += 1
+        return (number, segment)
     }
 
-    /// The name of the entry file of `generation`: 16 lowercase hex digits.
-    static func fileName(_ generation: UInt64) -> String {
-        path(prefix: [], generation: generation)
+    /// Ends an append begun by `beginAppend`; `end` is where the appended entry ends (`nil`:
+    /// it failed and was cut back).
+    func endAppend(_ state: inout State, segment number: UInt64, end: Int?) {
+        let remaining = (state.appending[number] ?? 1) - 1
+        state.appending[number] = remaining > 0 ? remaining : nil
+        guard let end, let length = state.segmentLengths[number], end > length else { return }
+        state.segmentLengths[number] = end
+        state.segmentBytes += end - length
     }
 
-    /// `prefix` followed by the file name, built in one allocation (every read builds a path,
-    /// and string concatenation was a measurable part of a warm read).
-    private static func path(prefix: [UInt8], generation: UInt64) -> String {
+    /// Forgets the segments that hold no live entry and no append in flight (the current one
+    /// too, when it is empty of live entries and appends) and returns their paths, to be
+    /// deleted once the journal no longer points into them.
+    func retireEmptySegments(_ state: inout State) -> [String] {
+        var paths: [String] = []
+        for (number, segment) in state.segments where state.index.liveBytes[number] == nil && state.appending[number] == nil {
+            if state.current == number {
+                // An empty current segment is kept for the next append.
+                guard (state.segmentLengths[number] ?? 0) > 0 else { continue }
+                state.current = nil
+            }
+            state.segments[number] = nil
+            state.segmentBytes -= state.segmentLengths.removeValue(forKey: number) ?? 0
+            paths.append(segment.path)
+        }
+        return paths
+    }
+
+    func segmentPath(_ number: UInt64) -> String {
+        Self.path(prefix: segmentsPrefix, number: number)
+    }
+
+    /// The name of segment `number`: 16 lowercase hex digits.
+    static func fileName(_ number: UInt64) -> String {
+        path(prefix: [], number: number)
+    }
+
+    /// `prefix` followed by the file name, built in one allocation.
+    private static func path(prefix: [UInt8], number: UInt64) -> String {
         String(unsafeUninitializedCapacity: prefix.count + 16) { buffer in
             var end = buffer.initialize(fromContentsOf: prefix)
-            var remaining = generation
+            var remaining = number
             end += 16
             for index in stride(from: end - 1, through: end - 16, by: -1) {
                 let digit = UInt8(truncatingIfNeeded: remaining & 0xF)
@@ -520,13 +632,14 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// The generation of a file the cache wrote (`<16 hex>` or `<16 hex>.tmp`), or `nil` for any
-    /// other name — those files are not the cache's and are left alone.
-    static func parseFileName(_ name: UnsafeBufferPointer<UInt8>) -> (generation: UInt64, isTemporary: Bool)? {
+    /// The number of a file the cache wrote (`<16 hex>`, or `<16 hex>.tmp` in the previous
+    /// layout's `entries/`), or `nil` for any other name — those files are not the cache's and
+    /// are left alone.
+    static func parseFileName(_ name: UnsafeBufferPointer<UInt8>) -> (number: UInt64, isTemporary: Bool)? {
         let isTemporary = name.count == 20 && name[16] == UInt8(ascii: ".") && name[17] == UInt8(ascii: "t")
             && name[18] == UInt8(ascii: "m") && name[19] == UInt8(ascii: "p")
         guard name.count == 16 || isTemporary else { return nil }
-        var generation: UInt64 = 0
+        var number: UInt64 = 0
         for byte in name[0..<16] {
             let digit: UInt8
             switch byte {
@@ -534,21 +647,23 @@ public final class DiskCache: Sendable {
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
             default: return nil
             }
-            generation = generation << 4 | UInt64(digit)
+            number = number << 4 | UInt64(digit)
         }
-        return (generation, isTemporary)
+        return (number, isTemporary)
     }
 
-    static func parseFileName(_ name: String) -> (generation: UInt64, isTemporary: Bool)? {
+    static func parseFileName(_ name: String) -> (number: UInt64, isTemporary: Bool)? {
         var name = name
         return name.withUTF8 { parseFileName($0) }
     }
+
+    // MARK: Internals
 
     private static func size(of validators: DiskCacheValidators) -> Int {
         (validators.etag?.utf8.count ?? 0) + (validators.lastModified?.utf8.count ?? 0)
     }
 
-    private static func compactionThreshold(liveCount: Int) -> Int {
+    static func compactionThreshold(liveCount: Int) -> Int {
         2 * liveCount + compactionSlack
     }
 
@@ -564,7 +679,8 @@ public final class DiskCache: Sendable {
         return evicted
     }
 
-    private func compactIfNeeded(_ state: inout State) {
+    /// Rewrites the journal once superseded records dominate it.
+    func compactJournalIfNeeded(_ state: inout State) {
         guard let journal = state.journal, journal.recordCount >= state.compactionThreshold else { return }
         do {
             try journal.compact(records: state.index.recordsOldestFirst)

@@ -64,12 +64,6 @@ package enum DiskCacheFileSystem {
         if let failure { throw failure }
     }
 
-    /// Writes `data` then `tail` with one `writev` (one system call per entry file instead of
-    /// two), finishing a short write with plain writes.
-    static func writeAll(_ descriptor: Int32, _ data: Data, _ tail: [UInt8]) throws(Failure) {
-        try writeAll(descriptor, [], data, tail)
-    }
-
     /// Writes `head`, `data` and `tail` with one `writev` (a segment entry: header + metadata,
     /// payload, footer), finishing a short write with plain writes.
     static func writeAll(_ descriptor: Int32, _ head: [UInt8], _ data: Data, _ tail: [UInt8]) throws(Failure) {

@@ -4,27 +4,36 @@ import Foundation
 /// with the running payload total. Every lookup goes through it, so no operation ever lists
 /// the directory; eviction pops from the LRU end in O(1).
 ///
+/// It also keeps, per segment, the bytes its live entries span, so the cache knows each
+/// segment's dead bytes (its length minus these) without reading anything.
+///
 /// Not thread-safe by itself: `DiskCache` keeps it inside its mutex.
 struct DiskCacheIndex {
     /// What the cache knows about one stored entry. Everything needed to serve a read and to
-    /// check the file is here, so a read costs one file read and no parsing.
+    /// check the entry is here, so a read costs one `pread` and no parsing.
     struct Record {
         var key: String
-        /// Unique per write: the entry file is named after it, so a rewrite never replaces a
-        /// file that a concurrent reader may have open.
-        var generation: UInt64
-        var payloadSize: Int
-        /// Payload + trailer + footer: what a healthy file's size must be.
-        var fileSize: Int
-        var checksum: UInt64
+        /// The segment file holding the entry (its name is this number in hex).
+        var segment: UInt64
+        /// Where the entry lies in its segment and what it must hash to. Segments are
+        /// append-only, so (segment, offset) is unique per write: a rewrite never changes bytes
+        /// a concurrent reader may be reading.
+        var location: DiskCacheSegment.Location
         var storedAt: Date
         var expiresAt: Date?
         var lastAccessedAt: Date
         var validators: DiskCacheValidators
         var userInfo: Data?
-        /// The file's identity when its checksum last passed in this session (memory only).
-        /// While the file still shows it, reads skip the hash; see `DiskCacheEntryFile.read`.
+        /// The segment file's identity when this entry's checksum last passed in this session
+        /// (memory only). While the segment still shows it, reads skip the hash.
         var verifiedStamp: DiskCacheEntryFile.Stamp?
+
+        var payloadSize: Int { location.payloadSize }
+
+        /// Whether `other` is this very write (same key, same bytes on disk).
+        func isSameWrite(as other: Record) -> Bool {
+            segment == other.segment && location.offset == other.location.offset
+        }
     }
 
     private struct Slot {
@@ -43,6 +52,10 @@ struct DiskCacheIndex {
 
     /// Sum of the payload sizes of all records.
     private(set) var totalSize = 0
+    /// Per segment, the sum of the entry lengths of its records (absent: none).
+    private(set) var liveBytes: [UInt64: Int] = [:]
+    /// The sum of `liveBytes`: what the segments would hold without dead bytes.
+    private(set) var totalLiveBytes = 0
 
     var count: Int { positions.count }
 
@@ -93,6 +106,7 @@ struct DiskCacheIndex {
         newest = position
         if oldest == Self.none { oldest = position }
         totalSize += record.payloadSize
+        addLive(record.location.length, to: record.segment)
         guard let replaced = positions.updateValue(position, forKey: record.key) else { return nil }
         return release(replaced)
     }
@@ -113,35 +127,57 @@ struct DiskCacheIndex {
         slots[Int(position)].record.validators = DiskCacheValidators()
         freeSlots.append(position)
         totalSize -= record.payloadSize
+        subtractLive(record.location.length, from: record.segment)
         return record
+    }
+
+    /// Points `key`'s record at a copy of its entry (compaction), keeping its LRU position.
+    mutating func move(key: String, to segment: UInt64, location: DiskCacheSegment.Location) {
+        guard let position = positions[key] else { return }
+        let old = slots[Int(position)].record
+        subtractLive(old.location.length, from: old.segment)
+        addLive(location.length, to: segment)
+        slots[Int(position)].record.segment = segment
+        slots[Int(position)].record.location = location
+        slots[Int(position)].record.verifiedStamp = nil
+    }
+
+    private mutating func addLive(_ length: Int, to segment: UInt64) {
+        liveBytes[segment, default: 0] += length
+        totalLiveBytes += length
+    }
+
+    private mutating func subtractLive(_ length: Int, from segment: UInt64) {
+        let remaining = (liveBytes[segment] ?? 0) - length
+        liveBytes[segment] = remaining > 0 ? remaining : nil
+        totalLiveBytes -= length
+    }
+
+    /// Removes every record `shouldRemove` picks, returning them (one pass over the slots).
+    mutating func removeAll(where shouldRemove: (Record) -> Bool) -> [Record] {
+        var picked: [String] = []
+        var position = oldest
+        while position != Self.none {
+            if shouldRemove(slots[Int(position)].record) { picked.append(slots[Int(position)].record.key) }
+            position = slots[Int(position)].newer
+        }
+        return picked.compactMap { remove(key: $0) }
+    }
+
+    /// The records stored in `segment`, in LRU order (what compaction copies out of it).
+    func records(inSegment segment: UInt64) -> [Record] {
+        var result: [Record] = []
+        var position = oldest
+        while position != Self.none {
+            if slots[Int(position)].record.segment == segment { result.append(slots[Int(position)].record) }
+            position = slots[Int(position)].newer
+        }
+        return result
     }
 
     /// The least recently used record, if any.
     var leastRecentlyUsed: Record? {
         oldest == Self.none ? nil : slots[Int(oldest)].record
-    }
-
-    /// The generations of all records (read straight from the slots: no record copies).
-    var generations: Set<UInt64> {
-        var result = Set<UInt64>(minimumCapacity: count)
-        var position = oldest
-        while position != Self.none {
-            result.insert(slots[Int(position)].record.generation)
-            position = slots[Int(position)].newer
-        }
-        return result
-    }
-
-    /// The keys of the records whose generation is in `generations`.
-    func keys(withGenerations generations: Set<UInt64>) -> [String] {
-        guard !generations.isEmpty else { return [] }
-        var result: [String] = []
-        var position = oldest
-        while position != Self.none {
-            if generations.contains(slots[Int(position)].record.generation) { result.append(slots[Int(position)].record.key) }
-            position = slots[Int(position)].newer
-        }
-        return result
     }
 
     /// All records from least to most recently used (the order a journal replays them in).

@@ -12,6 +12,11 @@ import Glibc
 /// `RecordType`. A record that is cut short (the process died in `write`) or fails its check
 /// ends the replay there.
 ///
+/// Version 2 is the segment layout's: a put record carries the entry's address (segment,
+/// offset, length, checksum), and a move record repoints a key at the copy compaction made,
+/// keeping its LRU position. A version-1 journal (one file per entry) does not replay: the
+/// cache rebuilds from its segments, of which that layout has none.
+///
 /// Mutations (put, update, remove) are written before the call that made them returns;
 /// access records (`read`) are only buffered and ride along with the next write, because
 /// losing some LRU order in a crash is harmless and a system call per cache hit is not.
@@ -24,25 +29,24 @@ final class DiskCacheJournal {
         case remove = 4
         case open = 5
         case close = 6
+        case move = 7
     }
 
     /// What replaying a journal produced.
     struct Replay {
         var index = DiskCacheIndex()
-        /// One more than the highest entry-file generation the journal mentions.
-        var nextGeneration: UInt64 = 1
         /// The last record is `close`: the previous owner shut down cleanly, so the index and
         /// the directory agree and nothing needs checking.
         var endedCleanly = false
         /// The header or a record in the middle is damaged (not merely a cut-off last record):
-        /// the index cannot be trusted and must be rebuilt from the entry files.
+        /// the index cannot be trusted and must be rebuilt from the segments.
         var damaged = false
         /// Number of records replayed, live or superseded.
         var recordCount = 0
     }
 
     private static let magic: UInt64 = 0x4C50_4443_4A52_4E4C // "LPDCJRNL"
-    private static let version: UInt32 = 1
+    private static let version: UInt32 = 2
     private static let headerSize = 16
     /// Access records are written once this many bytes are waiting, even without a mutation.
     private static let pendingFlushThreshold = 64 * 1024
@@ -90,6 +94,13 @@ final class DiskCacheJournal {
         appendRecord(.put) { Self.encodePut(record, into: &$0) }
     }
 
+    func appendMove(key: String, to segment: UInt64, location: DiskCacheSegment.Location) {
+        appendRecord(.move) { body in
+            Self.encode(segment: segment, location: location, into: &body)
+            body.append(key)
+        }
+    }
+
     func appendRead(key: String, at date: Date) {
         appendRecord(.read) { body in
             body.append(date)
@@ -114,8 +125,8 @@ final class DiskCacheJournal {
         appendRecord(.open) { _ in }
     }
 
-    func appendClose(nextGeneration: UInt64) {
-        appendRecord(.close) { $0.append(nextGeneration) }
+    func appendClose() {
+        appendRecord(.close) { _ in }
     }
 
     /// Whether enough access records are waiting that they should be written now.
@@ -170,11 +181,24 @@ final class DiskCacheJournal {
         writer.patch(check, at: start + 4)
     }
 
+    private static func encode(segment: UInt64, location: DiskCacheSegment.Location, into body: inout DiskCacheByteWriter) {
+        body.append(segment)
+        body.append(UInt64(location.offset))
+        body.append(UInt64(location.length))
+        body.append(UInt64(location.payloadSize))
+        body.append(location.checksum)
+    }
+
+    private static func decodeAddress(_ reader: inout DiskCacheByteReader) -> (UInt64, DiskCacheSegment.Location)? {
+        guard let segment = reader.readUInt64(), let offset = reader.readUInt64(), let length = reader.readUInt64(),
+              let payloadSize = reader.readUInt64(), let checksum = reader.readUInt64(),
+              offset <= UInt64(Int.max / 2), length <= UInt64(Int.max / 2), payloadSize <= length
+        else { return nil }
+        return (segment, DiskCacheSegment.Location(offset: Int(offset), length: Int(length), payloadSize: Int(payloadSize), checksum: checksum))
+    }
+
     private static func encodePut(_ record: DiskCacheIndex.Record, into body: inout DiskCacheByteWriter) {
-        body.append(record.generation)
-        body.append(UInt64(record.payloadSize))
-        body.append(UInt64(record.fileSize))
-        body.append(record.checksum)
+        encode(segment: record.segment, location: record.location, into: &body)
         body.append(record.storedAt)
         body.append(optional: record.expiresAt)
         body.append(record.lastAccessedAt)
@@ -227,14 +251,13 @@ final class DiskCacheJournal {
             return (result, 0)
         }
         var validLength = reader.offset
-        var highestGeneration: UInt64 = 0
         var lastType: RecordType?
         while reader.remaining > 0 {
             let recordStart = reader.offset
             guard let length = reader.readUInt32().map(Int.init), let check = reader.readUInt32(),
                   let body = reader.readRaw(length),
                   UInt32(truncatingIfNeeded: DiskCacheChecksum.hash(body)) == check,
-                  let type = apply(body, to: &result, highestGeneration: &highestGeneration)
+                  let type = apply(body, to: &result)
             else {
                 // A cut-off last record is what a crash in the middle of an append leaves; the
                 // valid prefix stands. A bad record with good ones after it is damage.
@@ -246,7 +269,6 @@ final class DiskCacheJournal {
             validLength = reader.offset
         }
         result.endedCleanly = lastType == .close && validLength == bytes.count
-        result.nextGeneration = max(result.nextGeneration, highestGeneration + 1)
         return (result, validLength)
     }
 
@@ -268,24 +290,23 @@ final class DiskCacheJournal {
     }
 
     /// Applies one record body; `nil` if it does not decode.
-    private static func apply(_ body: UnsafeRawBufferPointer, to result: inout Replay, highestGeneration: inout UInt64) -> RecordType? {
+    private static func apply(_ body: UnsafeRawBufferPointer, to result: inout Replay) -> RecordType? {
         var reader = DiskCacheByteReader(body)
         guard let type = reader.readUInt8().flatMap(RecordType.init(rawValue:)) else { return nil }
         switch type {
         case .put:
-            guard let generation = reader.readUInt64(), let payloadSize = reader.readUInt64(),
-                  let fileSize = reader.readUInt64(), let checksum = reader.readUInt64(),
+            guard let (segment, location) = decodeAddress(&reader),
                   let storedAt = reader.readDate(), let expiresAt = reader.readOptionalDate(),
                   let lastAccessedAt = reader.readDate(), let etag = reader.readOptionalString(),
                   let lastModified = reader.readOptionalString(), let userInfo = reader.readOptionalData(),
-                  let key = reader.readString(), reader.remaining == 0,
-                  payloadSize <= UInt64(Int.max), fileSize <= UInt64(Int.max)
+                  let key = reader.readString(), reader.remaining == 0
             else { return nil }
-            highestGeneration = max(highestGeneration, generation)
             result.index.insert(DiskCacheIndex.Record(
-                key: key, generation: generation, payloadSize: Int(payloadSize), fileSize: Int(fileSize),
-                checksum: checksum, storedAt: storedAt, expiresAt: expiresAt, lastAccessedAt: lastAccessedAt,
-                validators: DiskCacheValidators(etag: etag, lastModified: lastModified), userInfo: userInfo))
+                key: key, segment: segment, location: location, storedAt: storedAt, expiresAt: expiresAt,
+                lastAccessedAt: lastAccessedAt, validators: DiskCacheValidators(etag: etag, lastModified: lastModified), userInfo: userInfo))
+        case .move:
+            guard let (segment, location) = decodeAddress(&reader), let key = reader.readString(), reader.remaining == 0 else { return nil }
+            result.index.move(key: key, to: segment, location: location)
         case .read:
             guard let date = reader.readDate(), let key = reader.readString(), reader.remaining == 0 else { return nil }
             result.index.touch(key: key, at: date)
@@ -303,8 +324,7 @@ final class DiskCacheJournal {
         case .open:
             guard reader.remaining == 0 else { return nil }
         case .close:
-            guard let nextGeneration = reader.readUInt64(), reader.remaining == 0 else { return nil }
-            result.nextGeneration = max(result.nextGeneration, nextGeneration)
+            guard reader.remaining == 0 else { return nil }
         }
         return type
     }

@@ -7,6 +7,9 @@ import Foundation
 /// The tests check what a killed child wrote with these same rules (`@testable import`).
 enum DiskCacheStressPayload {
     static let keyCount = 64
+    /// The `compact` mode's entries that are stored once and must survive every kill.
+    static let keeperCount = 40
+    static let keeperSize = 20_000
 
     /// Keys with awkward content on purpose: slashes, `..`, non-ASCII.
     static func key(_ index: UInt32) -> String {

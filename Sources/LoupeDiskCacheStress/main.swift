@@ -3,6 +3,10 @@
 //
 //   LoupeDiskCacheStress write <dir> <sizeLimit>          writes, reads, revalidates and removes
 //       entries from 3 threads until killed (bounded: stops after 60 s); prints "ready" once open.
+//   LoupeDiskCacheStress compact <dir>                  stores 40 "keeper" entries (prints "kept"
+//       once every store returned), then overwrites and removes other keys in small segments so
+//       compaction keeps moving the keepers; prints "compacting" once it has deleted a segment,
+//       and goes on until killed (bounded: 60 s).
 //   LoupeDiskCacheStress hold <dir>                      opens the cache, prints "ready", and keeps
 //       it open until stdin closes (bounded: 60 s).
 //   LoupeDiskCacheStress faults <dir>                    stores entries, then hits a real
@@ -52,6 +56,8 @@ case "hold":
     cache.close()
 case "faults":
     runFaults(directory: directory)
+case "compact":
+    runCompaction(directory: directory)
 default:
     fail("unknown mode \(arguments[1])")
 }
@@ -59,7 +65,10 @@ default:
 func runWriter(directory: URL, sizeLimit: Int) {
     let cache: DiskCache
     do {
-        cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: sizeLimit))
+        var configuration = DiskCache.Configuration(sizeLimit: sizeLimit)
+        // Small segments: the kills land in rollovers and compactions, not only in appends.
+        configuration.segmentSize = 256 * 1024
+        cache = try DiskCache(directory: directory, configuration: configuration)
     } catch {
         fail("open failed: \(error)")
     }
@@ -89,6 +98,43 @@ func runWriter(directory: URL, sizeLimit: Int) {
             } catch {
                 fail("operation failed: \(error)")
             }
+        }
+    }
+    cache.close()
+}
+
+func runCompaction(directory: URL) {
+    let cache: DiskCache
+    do {
+        var configuration = DiskCache.Configuration(sizeLimit: 4 << 20)
+        configuration.segmentSize = 64 * 1024
+        cache = try DiskCache(directory: directory, configuration: configuration)
+        for index in 0..<DiskCacheStressPayload.keeperCount {
+            try cache.store(DiskCacheStressPayload.make(key: UInt32(index), version: 1, size: DiskCacheStressPayload.keeperSize),
+                            forKey: DiskCacheStressPayload.key(UInt32(index)), expiry: .never)
+        }
+    } catch {
+        fail("setup failed: \(error)")
+    }
+    say("kept")
+    let deadline = Date().addingTimeInterval(60)
+    var random = SystemRandomNumberGenerator()
+    var announced = false
+    while Date() < deadline {
+        let index = UInt32(DiskCacheStressPayload.keeperCount) + UInt32(random.next() % 16)
+        do {
+            if random.next() % 4 == 0 {
+                try cache.removeValue(forKey: DiskCacheStressPayload.key(index))
+            } else {
+                try cache.store(DiskCacheStressPayload.make(key: index, version: UInt32(truncatingIfNeeded: random.next()), size: 30_000),
+                                forKey: DiskCacheStressPayload.key(index))
+            }
+        } catch {
+            fail("operation failed: \(error)")
+        }
+        if !announced, cache.compactedSegments > 0 {
+            announced = true
+            say("compacting")
         }
     }
     cache.close()
@@ -144,11 +190,12 @@ func runFaults(directory: URL) {
 
     // 2. A real unwritable directory. Root ignores permission bits, so as root drop to `nobody`
     // (the cache's open descriptors stay valid, as they would after a remount read-only);
-    // otherwise remove write permission from the entries directory.
+    // otherwise remove write permission from the segments directory. The failed store above
+    // ended the current segment, so this store must create a file there.
     if getuid() == 0 {
         guard setgid(65534) == 0, setuid(65534) == 0 else { fail("dropping privileges failed: \(errno)") }
     } else {
-        guard chmod(directory.appendingPathComponent("entries").path, 0o555) == 0 else { fail("chmod failed: \(errno)") }
+        guard chmod(directory.appendingPathComponent("segments").path, 0o555) == 0 else { fail("chmod failed: \(errno)") }
     }
     say("readonly.store: \(attemptStore())")
     say("readonly.read: \(readAll())")

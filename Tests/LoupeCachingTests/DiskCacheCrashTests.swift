@@ -19,6 +19,8 @@ import Glibc
         var entries: Int
         var invalidPayloadKeys: [UInt32]
         var fileNames: [String]
+        /// Dead segment bytes once the compaction the reopened cache scheduled has run.
+        var deadBytesAfterCompaction: Int
         var childKilledBySignal: Bool
     }
 
@@ -42,14 +44,16 @@ import Glibc
                 let cache = try DiskCache(directory: directory.url, configuration: .init(sizeLimit: limit))
                 var result = Round(
                     endedCleanly: cache.recovery.previousSessionEndedCleanly, totalSize: cache.totalSize, servedBytes: 0,
-                    entries: cache.count, invalidPayloadKeys: [], fileNames: [],
+                    entries: cache.count, invalidPayloadKeys: [], fileNames: [], deadBytesAfterCompaction: 0,
                     childKilledBySignal: child.process.terminationReason == .uncaughtSignal)
                 for key in 0..<UInt32(DiskCacheStressPayload.keyCount) {
                     guard let data = try cache.data(forKey: DiskCacheStressPayload.key(key)) else { continue }
                     if !isValidStressPayload(data, key: key) { result.invalidPayloadKeys.append(key) }
                     result.servedBytes += data.count
                 }
-                result.fileNames = try directory.entryFileNames()
+                result.fileNames = try directory.segmentFileNames()
+                cache.waitForCompaction()
+                result.deadBytesAfterCompaction = cache.deadBytes
                 cache.close()
                 rounds.append(result)
             }
@@ -62,11 +66,49 @@ import Glibc
             #expect(round.invalidPayloadKeys.isEmpty, "round \(number): bad payloads for keys \(round.invalidPayloadKeys)")
             #expect(round.totalSize <= limit, "round \(number)")
             #expect(round.servedBytes == round.totalSize, "round \(number)")
-            // The directory holds exactly the indexed entries: no temporary files, no orphans.
-            #expect(round.fileNames.count == round.entries, "round \(number): \(round.fileNames.count) files for \(round.entries) entries")
-            #expect(round.fileNames.allSatisfy { DiskCache.parseFileName($0)?.isTemporary == false }, "round \(number)")
+            // Only segments, and the disk they use is bounded again once compaction has run.
+            #expect(round.fileNames.allSatisfy { DiskCache.parseFileName($0)?.isTemporary == false }, "round \(number): \(round.fileNames)")
+            #expect(round.deadBytesAfterCompaction <= limit / 2, "round \(number): \(round.deadBytesAfterCompaction) dead bytes")
         }
         #expect(rounds.map(\.entries).reduce(0, +) > rounds.count)
+    }
+
+    /// The child stores 40 entries, then churns other keys in 64 KB segments so compaction keeps
+    /// copying the 40 forward and deleting segments; it is killed at a random moment once a
+    /// compaction has completed. Every one of the 40 stores returned, so each must be served.
+    @Test(.timeLimit(.minutes(5)))
+    func sigkillDuringCompactionLosesNothingThatWasStored() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let rounds = try await onOwnThread { () throws -> [(served: Int, invalid: [UInt32], compacted: Bool, killed: Bool)] in
+            var random = SplitMix64(seed: 0xC0A1)
+            var rounds: [(served: Int, invalid: [UInt32], compacted: Bool, killed: Bool)] = []
+            for round in 0..<12 {
+                let child = try StressChild(["compact", directory.path])
+                let kept = child.readLine(timeout: 60)
+                let compacting = kept == "kept" ? child.readLine(timeout: 60) : nil
+                usleep(UInt32(random.next() % 100_000))
+                child.kill()
+                guard kept == "kept" else { throw StressChild.Failure("round \(round): the child did not store its entries") }
+                let cache = try DiskCache(directory: directory.url, configuration: .init(sizeLimit: 4 << 20))
+                var served = 0
+                var invalid: [UInt32] = []
+                for key in 0..<UInt32(DiskCacheStressPayload.keeperCount) {
+                    guard let data = try cache.data(forKey: DiskCacheStressPayload.key(key)) else { continue }
+                    served += 1
+                    if !isValidStressPayload(data, key: key) || data.count != 12 + DiskCacheStressPayload.keeperSize { invalid.append(key) }
+                }
+                cache.close()
+                rounds.append((served, invalid, compacting == "compacting", child.process.terminationReason == .uncaughtSignal))
+            }
+            return rounds
+        }
+        for (number, round) in rounds.enumerated() {
+            #expect(round.killed, "round \(number)")
+            #expect(round.compacted, "round \(number): no compaction before the kill")
+            #expect(round.served == DiskCacheStressPayload.keeperCount, "round \(number)")
+            #expect(round.invalid.isEmpty, "round \(number): \(round.invalid)")
+        }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -116,18 +158,24 @@ import Glibc
         }
         #expect(status == 0)
         let path = directory.url.standardizedFileURL.path
-        #expect(lines["full.store"]?.hasPrefix("noSpace(path: \"\(path)/entries/") == true, "\(lines)")
+        #expect(lines["full.store"]?.hasPrefix("noSpace(path: \"\(path)/segments/") == true, "\(lines)")
         #expect(lines["full.read"] == "5 valid")
         #expect(lines["full.count"] == "5")
-        #expect(lines["readonly.store"]?.hasPrefix("notWritable(path: \"\(path)/entries/") == true, "\(lines)")
+        #expect(lines["readonly.store"]?.hasPrefix("notWritable(path: \"\(path)/segments/") == true, "\(lines)")
         #expect(lines["readonly.read"] == "5 valid")
         #expect(lines["readonly.count"] == "5")
         // Undo the non-root variant's chmod so the directory can be removed.
-        chmod(directory.entriesPath, 0o755)
-        // The failed writes left nothing behind and the cache reopens intact.
-        #expect(try directory.entryFileNames().count == 5)
+        chmod(directory.segmentsPath, 0o755)
+        // The failed writes left nothing behind (the cut-back append, no new segment) and the
+        // cache reopens intact.
+        #expect(try directory.segmentFileNames() == [DiskCache.fileName(1)])
         let cache = try DiskCache(directory: directory.url)
         defer { cache.close() }
         #expect(cache.count == 5)
+        #expect(cache.deadBytes == 0)
+        for index in 0..<5 {
+            let data = try #require(try cache.data(forKey: DiskCacheStressPayload.key(UInt32(index))))
+            #expect(isValidStressPayload(data, key: UInt32(index)))
+        }
     }
 }

@@ -2,10 +2,16 @@ import Foundation
 import Testing
 @testable import LoupeCaching
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite struct DiskCacheIndexTests {
-    private func record(_ key: String, generation: UInt64, size: Int) -> DiskCacheIndex.Record {
+    /// A record of `size` payload bytes in segment 1, its entry `size + 100` bytes long at
+    /// offset `1000 × generation` (so the offset tells the writes apart).
+    private func record(_ key: String, generation: Int, size: Int, segment: UInt64 = 1) -> DiskCacheIndex.Record {
         DiskCacheIndex.Record(
-            key: key, generation: generation, payloadSize: size, fileSize: size + 24, checksum: 0,
+            key: key, segment: segment, location: DiskCacheSegment.Location(offset: 1000 * generation, length: size + 100, payloadSize: size, checksum: 0),
             storedAt: Date(timeIntervalSince1970: 0), expiresAt: nil, lastAccessedAt: Date(timeIntervalSince1970: 0),
             validators: DiskCacheValidators(), userInfo: nil)
     }
@@ -20,8 +26,8 @@ import Testing
 
         // Replacing moves the key to the newest end and returns the old version.
         let replaced = index.insert(record("b", generation: 4, size: 5))
-        #expect(replaced?.generation == 2)
-        #expect(index.recordsOldestFirst.map(\.generation) == [1, 3, 4])
+        #expect(replaced?.location.offset == 2000)
+        #expect(index.recordsOldestFirst.map(\.location.offset) == [1000, 3000, 4000])
         #expect(index.totalSize == 45)
         #expect(index.count == 3)
 
@@ -30,12 +36,12 @@ import Testing
         #expect(index.record(forKey: "a")?.lastAccessedAt == Date(timeIntervalSince1970: 9))
         #expect(index.leastRecentlyUsed?.key == "c")
 
-        #expect(index.remove(key: "c")?.generation == 3)
+        #expect(index.remove(key: "c")?.location.offset == 3000)
         #expect(index.remove(key: "c") == nil)
         #expect(index.leastRecentlyUsed?.key == "b")
         #expect(index.totalSize == 15)
-        #expect(index.generations == [4, 1])
-        #expect(index.keys(withGenerations: [1]) == ["a"])
+        #expect(index.liveBytes == [1: 215])
+        #expect(index.totalLiveBytes == 215)
 
         // A freed slot is reused without disturbing the order.
         index.insert(record("d", generation: 5, size: 1))
@@ -46,5 +52,28 @@ import Testing
         #expect(index.leastRecentlyUsed == nil)
         #expect(index.totalSize == 0)
         #expect(index.count == 0)
+    }
+
+    @Test func countsLiveBytesPerSegmentThroughMovesAndRemovals() {
+        var index = DiskCacheIndex()
+        index.insert(record("a", generation: 1, size: 10))
+        index.insert(record("b", generation: 2, size: 20))
+        index.insert(record("c", generation: 3, size: 30, segment: 2))
+        #expect(index.liveBytes == [1: 230, 2: 130])
+        // A move repoints the key, keeps its LRU position and forgets its verification.
+        index.update(key: "a") { $0.verifiedStamp = DiskCacheEntryFile.Stamp(stat()) }
+        index.move(key: "a", to: 2, location: DiskCacheSegment.Location(offset: 5000, length: 110, payloadSize: 10, checksum: 0))
+        #expect(index.recordsOldestFirst.map(\.key) == ["a", "b", "c"])
+        #expect(index.record(forKey: "a")?.segment == 2)
+        #expect(index.record(forKey: "a")?.location.offset == 5000)
+        #expect(index.record(forKey: "a")?.verifiedStamp == nil)
+        #expect(index.liveBytes == [1: 120, 2: 240])
+        #expect(index.records(inSegment: 2).map(\.key) == ["a", "c"])
+        #expect(index.totalSize == 60)
+        // Segment 1 empties: it leaves the map.
+        #expect(index.removeAll { $0.segment == 1 }.map(\.key) == ["b"])
+        #expect(index.liveBytes == [2: 240])
+        #expect(index.totalLiveBytes == 240)
+        #expect(index.count == 2)
     }
 }

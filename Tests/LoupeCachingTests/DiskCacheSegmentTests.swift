@@ -7,12 +7,12 @@ import Testing
 import Glibc
 #endif
 
-/// The segment file on its own (not yet behind `DiskCache`): appends read back, damage is a
-/// miss and never data, a torn tail is found and dropped.
+/// The segment file on its own (`DiskCache` stores every payload in these): appends read back,
+/// damage is a miss and never data, a torn tail is found and dropped.
 @Suite struct DiskCacheSegmentTests {
     private func record(_ key: String, userInfo: Data? = nil) -> DiskCacheIndex.Record {
         DiskCacheIndex.Record(
-            key: key, generation: 0, payloadSize: 0, fileSize: 0, checksum: 0,
+            key: key, segment: 0, location: DiskCacheSegment.Location(offset: 0, length: 0, payloadSize: 0, checksum: 0),
             storedAt: Date(timeIntervalSince1970: 1_700_000_000), expiresAt: Date(timeIntervalSince1970: 1_700_000_600),
             lastAccessedAt: Date(timeIntervalSince1970: 1_700_000_000),
             validators: DiskCacheValidators(etag: "\"\(key)\"", lastModified: nil), userInfo: userInfo)

@@ -18,6 +18,8 @@ struct TemporaryDirectory {
     }
 
     var path: String { url.path }
+    var segmentsPath: String { path + "/segments" }
+    /// The previous layout's folder (one file per entry), which opening deletes.
     var entriesPath: String { path + "/entries" }
     var journalPath: String { path + "/journal" }
 
@@ -25,9 +27,28 @@ struct TemporaryDirectory {
         try? FileManager.default.removeItem(at: url)
     }
 
-    /// Names in `entries/`.
-    func entryFileNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: entriesPath).sorted()
+    /// Names in `segments/`.
+    func segmentFileNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: segmentsPath).sorted()
+    }
+
+    /// The segment file holding `key`'s entry and where the entry lies in it, as the journal
+    /// says (opens the cache and closes it again).
+    func location(of key: String) throws -> (path: String, location: DiskCacheSegment.Location) {
+        let cache = try DiskCache(directory: url)
+        defer { cache.close() }
+        let record = try #require(cache.state.withLock { $0.index.record(forKey: key) })
+        return (segmentsPath + "/" + DiskCache.fileName(record.segment), record.location)
+    }
+
+    /// Changes the byte at `offset` of the file at `path` in place (same inode, same size).
+    func flipByte(at offset: Int, in path: String) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data([byte ^ 0x01]))
     }
 }
 
