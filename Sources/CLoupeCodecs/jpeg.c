@@ -113,11 +113,17 @@ int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header) {
     return LC_OK;
 }
 
-int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint32_t *out_height) {
+int lc_jpeg_configure(lc_jpeg *jpeg, int scale_num, uint32_t *out_width, uint32_t *out_height) {
+    if (scale_num < 1 || scale_num > 8) {
+        snprintf(jpeg->error.message, sizeof jpeg->error.message, "JPEG scale %d/8 is not in 1/8...8/8", scale_num);
+        return LC_ERROR;
+    }
     if (setjmp(jpeg->error.jump)) return LC_ERROR;
     j_decompress_ptr cinfo = &jpeg->cinfo;
-    cinfo->scale_num = 1;
-    cinfo->scale_denom = (unsigned int)scale_denom;
+    // libjpeg-turbo scales by any N/8 (its IDCTs output 1x1 to 8x8 per block), giving
+    // ceil(size * N / 8) pixels per side.
+    cinfo->scale_num = (unsigned int)scale_num;
+    cinfo->scale_denom = 8;
     // CMYK and YCCK come out as CMYK for the caller to convert; everything else (gray, RGB,
     // YCbCr) libjpeg-turbo converts straight to RGBA with alpha 255.
     if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {

@@ -1,7 +1,7 @@
 /// How to decode: target size, orientation, frames, limits, colour management and bit depth.
 public struct DecodingOptions: Sendable, Equatable {
-    /// The longest side the caller needs, in pixels. JPEG uses libjpeg's DCT scaling (1/2,
-    /// 1/4, 1/8) to decode straight to the smallest size whose longest side is still at least
+    /// The longest side the caller needs, in pixels. JPEG uses libjpeg's DCT scaling (N/8,
+    /// N in 1...8) to decode straight to the smallest size whose longest side is still at least
     /// this, so a thumbnail never materializes the full image; still WebP scales inside the
     /// decoder to fit this size. PNG and GIF decode at full size (their compression offers no
     /// shortcut); resizing to an exact size is the processing layer's job. nil = full size.

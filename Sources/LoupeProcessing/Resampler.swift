@@ -2,7 +2,7 @@ import LoupeCodecs
 
 /// The resize engine: box pre-reduction by integer factors (like Pillow's `reducing_gap`),
 /// then a separable windowed filter, on premultiplied `Float` pixels so transparent pixels'
-/// colours never bleed into visible ones.
+/// colours never bleed into visible ones (an opaque bitmap is already premultiplied as it is).
 ///
 /// It streams: each output row needs a window of horizontally filtered rows, kept in a small
 /// ring, and each of those is made on demand from (box-reduced) source rows, so memory is a
@@ -31,11 +31,18 @@ struct Resampler {
                           start: region.y / Double(factorY), length: region.height / Double(factorY))
         let usedColumns = columns.coveredRange
 
+        // An opaque source (every JPEG) needs no premultiplying: alpha is 255 throughout, so
+        // the colours pass through as they are and the stored alpha is 255.
+        let opaque = !bitmap.hasTransparency
         return try Bitmap.make(width: outWidth, height: outHeight) { out in
             bitmap.pixels.withUnsafeBufferPointer { source in
                 let reader = RowReader(source: source, width: bitmap.width, height: bitmap.height,
-                                       bytesPerRow: bitmap.bytesPerRow, factorX: factorX, factorY: factorY)
+                                       bytesPerRow: bitmap.bytesPerRow, factorX: factorX, factorY: factorY, opaque: opaque)
                 let ringSize = rows.maxTaps
+                // Where each of an output row's taps starts in the ring, worked out once per row:
+                // a remainder per tap and per four pixels put an integer division in the
+                // vertical pass's innermost loop.
+                var tapOffsets = [Int](repeating: 0, count: ringSize)
                 withScratch(count: reducedWidth + ringSize * outWidth + outWidth) { scratch in
                     let row = UnsafeMutableBufferPointer(rebasing: scratch[0..<reducedWidth])
                     let ring = UnsafeMutableBufferPointer(rebasing: scratch[reducedWidth..<reducedWidth + ringSize * outWidth])
@@ -53,12 +60,19 @@ struct Resampler {
                         }
                         nextRow = max(nextRow, first + taps)
 
+                        for k in 0..<taps { tapOffsets[k] = ((first + k) % ringSize) * outWidth }
                         rows.weights.withUnsafeBufferPointer { weights in
-                            let rowWeights = UnsafeBufferPointer(rebasing: weights[(y * rows.maxTaps)..<(y * rows.maxTaps + taps)])
-                            Self.combine(ring: UnsafeBufferPointer(ring), ringSize: ringSize, width: outWidth, first: first,
-                                         weights: rowWeights, into: accumulator)
+                            tapOffsets.withUnsafeBufferPointer { offsets in
+                                let rowWeights = UnsafeBufferPointer(rebasing: weights[(y * rows.maxTaps)..<(y * rows.maxTaps + taps)])
+                                Self.combine(ring: UnsafeBufferPointer(ring), width: outWidth, offsets: offsets, weights: rowWeights,
+                                             into: accumulator)
+                            }
                         }
-                        store(accumulator, into: out, row: y, width: outWidth)
+                        if opaque {
+                            storeOpaque(accumulator, into: out, row: y, width: outWidth)
+                        } else {
+                            store(accumulator, into: out, row: y, width: outWidth)
+                        }
                     }
                 }
             }
@@ -66,20 +80,20 @@ struct Resampler {
     }
 
     /// The vertical pass for one output row: each pixel the weighted sum of its column in the
-    /// ring's rows `first`, `first + 1`…, in that order.
+    /// ring's rows starting at `offsets[0]`, `offsets[1]`… (one per weight), in that order.
     ///
     /// Four pixels at a time, each summed in a register: one chain of additions per pixel is
     /// bound by the addition's latency, four independent ones are not, and the sum is never
     /// stored and reloaded between taps. Each pixel's sum runs in the same order as a plain
     /// loop's, so the result is the same to the bit.
-    private static func combine(ring: UnsafeBufferPointer<SIMD4<Float>>, ringSize: Int, width: Int, first: Int,
+    private static func combine(ring: UnsafeBufferPointer<SIMD4<Float>>, width: Int, offsets: UnsafeBufferPointer<Int>,
                                 weights: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         var x = 0
         while x + 4 <= width {
             var a = SIMD4<Float>.zero, b = SIMD4<Float>.zero, c = SIMD4<Float>.zero, d = SIMD4<Float>.zero
             for k in 0..<weights.count {
                 let weight = weights[k]
-                let base = ((first &+ k) % ringSize) &* width &+ x
+                let base = offsets[k] &+ x
                 a += ring[base] * weight
                 b += ring[base &+ 1] * weight
                 c += ring[base &+ 2] * weight
@@ -90,9 +104,21 @@ struct Resampler {
         }
         while x < width {
             var sum = SIMD4<Float>.zero
-            for k in 0..<weights.count { sum += ring[((first &+ k) % ringSize) &* width &+ x] * weights[k] }
+            for k in 0..<weights.count { sum += ring[offsets[k] &+ x] * weights[k] }
             out[x] = sum
             x &+= 1
+        }
+    }
+
+    /// Rounds a row of accumulated opaque pixels into 8-bit RGBA: nothing to un-premultiply.
+    private func storeOpaque(_ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<UInt8>,
+                             row: Int, width: Int) {
+        let base = row * width * 4
+        for x in 0..<width {
+            let p = pixels[x]
+            let o = base + x * 4
+            out[o] = Self.byte(p.x); out[o + 1] = Self.byte(p.y); out[o + 2] = Self.byte(p.z)
+            out[o + 3] = 255
         }
     }
 
@@ -109,12 +135,14 @@ struct Resampler {
                 continue
             }
             let rgb = p * (255 / alpha)
-            out[o] = UInt8(min(max(rgb.x, 0), 255) + 0.5)
-            out[o + 1] = UInt8(min(max(rgb.y, 0), 255) + 0.5)
-            out[o + 2] = UInt8(min(max(rgb.z, 0), 255) + 0.5)
+            out[o] = Self.byte(rgb.x); out[o + 1] = Self.byte(rgb.y); out[o + 2] = Self.byte(rgb.z)
             out[o + 3] = UInt8(alpha + 0.5)
         }
     }
+
+    /// A channel clamped to 0...255 and rounded half up.
+    @inline(__always)
+    private static func byte(_ value: Float) -> UInt8 { UInt8(min(max(value, 0), 255) + 0.5) }
 }
 
 /// Precomputed filter taps along one axis (Pillow's formulation: output pixel i centred at
@@ -217,11 +245,21 @@ private struct RowReader {
     let source: UnsafeBufferPointer<UInt8>
     let width: Int, height: Int, bytesPerRow: Int
     let factorX: Int, factorY: Int
+    /// Every alpha is 255: the colours are read as they are (multiplying by 255 / 255 is
+    /// exact, so this is the premultiplied reading without its multiplication).
+    let opaque: Bool
 
     func read(row: Int, columns: Range<Int>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         if factorX == 1, factorY == 1 {
             // No pre-reduction: premultiply straight from the bytes.
             var at = row * bytesPerRow + columns.lowerBound * 4
+            if opaque {
+                for column in columns {
+                    out[column] = SIMD4<Float>(SIMD4<UInt8>(source[at], source[at &+ 1], source[at &+ 2], 255))
+                    at &+= 4
+                }
+                return
+            }
             for column in columns {
                 let alpha = Float(source[at &+ 3])
                 // One vector conversion of the pixel's bytes (exact, as each channel's was).

@@ -43,15 +43,16 @@ import Testing
     func djpegAgreesExactly(path: String) throws {
         let metadata = try ImageDecoder().metadata(of: Corpus.data(path))
         let longest = max(metadata.width, metadata.height)
-        for denominator in [1, 2, 4, 8] {
-            // The smallest target that still calls for this scale.
-            let target = (longest + denominator - 1) / denominator
-            #expect(JPEGDecoder.scaleDenominator(width: metadata.width, height: metadata.height, maxPixelSize: target) == denominator)
+        for eighths in 1...8 {
+            // The largest target this scale still covers: libjpeg's ceil(longest * N / 8).
+            let target = (longest * eighths + 7) / 8
+            #expect(JPEGDecoder.scaleEighths(width: metadata.width, height: metadata.height, maxPixelSize: target) == eighths)
             let image = try decodeCorpus(path, options: DecodingOptions(maxPixelSize: target, colorManagement: .keepSourcePixels))
-            let ppm = try runDjpeg(["-pnm", "-rgb", "-dct", "int", "-scale", "1/\(denominator)", Corpus.url(path).path])
+            #expect(max(image.bitmap.width, image.bitmap.height) == target, "\(path) at \(eighths)/8")
+            let ppm = try runDjpeg(["-pnm", "-rgb", "-dct", "int", "-scale", "\(eighths)/8", Corpus.url(path).path])
             let rgb = image.bitmap.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
             let same = ppm.suffix(rgb.count).elementsEqual(rgb)
-            #expect(same, "\(path) at 1/\(denominator)")
+            #expect(same, "\(path) at \(eighths)/8")
             #expect(ppm.count > rgb.count && ppm.count < rgb.count + 32, "\(path): PPM header")
         }
     }
@@ -75,13 +76,21 @@ import Testing
     }
 
     @Test func dctScalingPicksTheSmallestSufficientScale() {
-        #expect(JPEGDecoder.scaleDenominator(width: 4208, height: 3120, maxPixelSize: 256) == 8)
-        #expect(JPEGDecoder.scaleDenominator(width: 4208, height: 3120, maxPixelSize: 600) == 4)
-        #expect(JPEGDecoder.scaleDenominator(width: 1000, height: 600, maxPixelSize: 256) == 2)
-        #expect(JPEGDecoder.scaleDenominator(width: 1000, height: 600, maxPixelSize: 501) == 1)
-        #expect(JPEGDecoder.scaleDenominator(width: 1000, height: 600, maxPixelSize: nil) == 1)
+        #expect(JPEGDecoder.scaleEighths(width: 4208, height: 3120, maxPixelSize: 256) == 1)
+        #expect(JPEGDecoder.scaleEighths(width: 4208, height: 3120, maxPixelSize: 600) == 2)
+        // 3/8 of 1000 is 375, where 1/2 would have made 500.
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: 256) == 3)
+        // 4/8 makes exactly 500, one short: 5/8 (625).
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: 501) == 5)
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: 876) == 8)
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: 875) == 7)
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: nil) == 8)
+        #expect(JPEGDecoder.scaleEighths(width: 1000, height: 600, maxPixelSize: 0) == 8)
+        // The benchmark's photos fit to 512: 3/8, ceil(1732 * 3 / 8) = 650.
+        #expect(JPEGDecoder.scaleEighths(width: 1732, height: 1155, maxPixelSize: 512) == 3)
         // ceil(1001 / 8) = 126 still covers 126.
-        #expect(JPEGDecoder.scaleDenominator(width: 1001, height: 10, maxPixelSize: 126) == 8)
+        #expect(JPEGDecoder.scaleEighths(width: 1001, height: 10, maxPixelSize: 126) == 1)
+        #expect(JPEGDecoder.scaleEighths(width: 1001, height: 10, maxPixelSize: 127) == 2)
     }
 
     @Test func scaledDecodeOfARealPhotoHasTheScaledSizeAndContent() throws {

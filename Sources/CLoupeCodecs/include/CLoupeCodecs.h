@@ -50,8 +50,9 @@ typedef struct {
 lc_jpeg *lc_jpeg_create(const uint8_t *data, size_t size);
 /// Reads the header up to the first scan; allocates no pixel memory.
 int lc_jpeg_read_header(lc_jpeg *jpeg, lc_jpeg_header *header);
-/// Chooses DCT scaling 1/`scale_denom` (1, 2, 4 or 8) and RGBA output; reports the output size.
-int lc_jpeg_configure(lc_jpeg *jpeg, int scale_denom, uint32_t *out_width, uint32_t *out_height);
+/// Chooses DCT scaling `scale_num`/8 (1...8; anything else is an error) and RGBA output;
+/// reports the output size, ceil(size * scale_num / 8) per side.
+int lc_jpeg_configure(lc_jpeg *jpeg, int scale_num, uint32_t *out_width, uint32_t *out_height);
 /// Decodes every scanline into `out` (at least out_height * stride bytes). `max_scans` bounds
 /// progressive scans, which is what makes a crafted progressive file slow. CMYK and YCCK files
 /// come out as raw CMYK, four bytes per pixel as stored (inverted when `adobe_marker`): the
