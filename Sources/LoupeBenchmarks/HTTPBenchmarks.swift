@@ -75,6 +75,8 @@ struct ProcessUsage {
     var system: Double
     /// Times a thread gave up its core to wait (a hand-off to another thread is one or two).
     var voluntarySwitches: Int
+    /// Page faults served without I/O: memory the allocator got from the kernel afresh.
+    var minorFaults: Int
 
     var cpu: Double { user + system }
 
@@ -84,6 +86,6 @@ struct ProcessUsage {
         return ProcessUsage(
             user: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
             system: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
-            voluntarySwitches: usage.ru_nvcsw)
+            voluntarySwitches: usage.ru_nvcsw, minorFaults: usage.ru_minflt)
     }
 }

@@ -18,12 +18,13 @@ struct InterleavedComparison {
     }
 
     /// One timed run of a variant: wall-clock and process CPU seconds, the system part of the
-    /// CPU, and voluntary context switches.
+    /// CPU, voluntary context switches and minor page faults.
     struct Sample {
         var wall: Double
         var cpu: Double
         var system: Double
         var switches: Int
+        var faults: Int
     }
 
     /// Rounds per comparison, after one untimed warm-up round.
@@ -55,7 +56,7 @@ struct InterleavedComparison {
                 if round > 0 {
                     samples[index].append(Sample(
                         wall: Self.seconds(elapsed), cpu: after.cpu - before.cpu, system: after.system - before.system,
-                        switches: after.voluntarySwitches - before.voluntarySwitches))
+                        switches: after.voluntarySwitches - before.voluntarySwitches, faults: after.minorFaults - before.minorFaults))
                 }
             }
         }
@@ -70,11 +71,12 @@ struct InterleavedComparison {
             let rate = runs.map { Double(loadsPerRun) / $0.wall }
             let system = runs.map { $0.system / Double(loadsPerRun) * 1e6 }
             let switches = runs.map { Double($0.switches) / Double(loadsPerRun) }
-            var line = String(format: "  %@ %6.0f µs CPU/load (%.0f–%.0f)  %6.0f loads/s (%.0f–%.0f)  system %.0f µs/load, %.1f voluntary switches/load",
+            let faults = runs.map { Double($0.faults) / Double(loadsPerRun) }
+            var line = String(format: "  %@ %6.0f µs CPU/load (%.0f–%.0f)  %6.0f loads/s (%.0f–%.0f)  system %.0f µs/load, %.1f voluntary switches/load, %.1f minor faults/load",
                               variant.name.padding(toLength: 50, withPad: " ", startingAt: 0),
                               Measurement.median(of: cpu), cpu.min() ?? 0, cpu.max() ?? 0,
                               Measurement.median(of: rate), rate.min() ?? 0, rate.max() ?? 0,
-                              Measurement.median(of: system), Measurement.median(of: switches))
+                              Measurement.median(of: system), Measurement.median(of: switches), Measurement.median(of: faults))
             if variant.name != variants[0].name {
                 let cpuRatios = zip(runs, reference).map { ($0.cpu / $1.cpu - 1) * 100 }
                 let wallRatios = zip(runs, reference).map { ($0.wall / $1.wall - 1) * 100 }

@@ -51,7 +51,7 @@ enum PipelineInstructions {
             let instructions = Double(counts[1] - counts[0]) / Double(loads)
             perLoad[mode] = instructions
             print(String(format: "  %@ %12.0f instructions/load  (runs: %d, %d)",
-                         mode.padding(toLength: 10, withPad: " ", startingAt: 0), instructions, counts[0], counts[1]))
+                         mode.padding(toLength: 12, withPad: " ", startingAt: 0), instructions, counts[0], counts[1]))
         }
         guard let decode = perLoad["decode"] else { return }
         for (mode, label) in [("stage", "pipeline decode stage"), ("pipeline-1", "pipeline path, concurrency 1"), ("pipeline-32", "pipeline path, concurrency 32")] {
