@@ -31,6 +31,7 @@ enum PipelinePlumbing {
         for concurrency in [1, 32] {
             _ = try await comparison.compare("concurrency \(concurrency)", [
                 bareVariant(images, concurrency: concurrency),
+                bareVariant(images, concurrency: concurrency, offPool: true),
                 pipelineVariant(images, concurrency: concurrency),
             ])
         }
@@ -44,11 +45,21 @@ enum PipelinePlumbing {
             ideal: "ideal 2×, \(ProcessInfo.processInfo.activeProcessorCount) cores")
     }
 
-    private static func bareVariant(_ images: [Data], concurrency: Int) -> InterleavedComparison.Variant {
+    /// The bare stages; with `offPool`, each load's decode + resize runs on a Dispatch worker
+    /// thread as the pipeline's does, and nothing else of the pipeline: what the hop alone costs.
+    private static func bareVariant(_ images: [Data], concurrency: Int, offPool: Bool = false) -> InterleavedComparison.Variant {
         let decoder = ImageDecoder()
-        return InterleavedComparison.Variant(name: "bare decode + 256 px, concurrency \(concurrency)") {
+        let name = offPool ? "bare, each on a Dispatch worker, concurrency \(concurrency)" : "bare decode + 256 px, concurrency \(concurrency)"
+        return InterleavedComparison.Variant(name: name) {
             InterleavedComparison.Run {
-                try await bareThumbnails(images, loads: loads, concurrency: concurrency, decoder: decoder)
+                try await PipelineBenchmark.forEach(Array(0..<loads), concurrency: concurrency) { index in
+                    let data = images[index % images.count]
+                    if offPool {
+                        blackHole(try await runOffCooperativePool { try PipelineBenchmark.bareThumbnail(data, decoder: decoder) })
+                    } else {
+                        blackHole(try PipelineBenchmark.bareThumbnail(data, decoder: decoder))
+                    }
+                }
             }
         }
     }
@@ -65,13 +76,6 @@ enum PipelinePlumbing {
     }
 
     // MARK: The two workloads (shared with `pipeline-instructions`)
-
-    /// `loads` bare thumbnails of `images` in turn, `concurrency` at a time.
-    static func bareThumbnails(_ images: [Data], loads: Int, concurrency: Int, decoder: ImageDecoder) async throws {
-        try await PipelineBenchmark.forEach(Array(0..<loads), concurrency: concurrency) { index in
-            blackHole(try PipelineBenchmark.bareThumbnail(images[index % images.count], decoder: decoder))
-        }
-    }
 
     /// A pipeline over `images` in memory, with no caches.
     static func makePipeline(_ images: [Data], processing: Int? = nil) -> ImagePipeline {
