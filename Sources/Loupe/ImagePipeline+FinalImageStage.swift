@@ -66,10 +66,8 @@ extension ImagePipeline {
         let logger = self.logger
         Task.detached(priority: .background) { [processingQueue] in
             do {
-                let data = try await processingQueue.run(priority: LoadPriority(.background)) {
-                    try await runOffCooperativePool {
-                        try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
-                    }
+                let data = try await processingQueue.runOffPool(priority: LoadPriority(.background)) {
+                    try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
                 }
                 dataCacheWriter.store(data, forKey: diskKey, expiry: DiskCacheExpiry(expiresAt: expiresAt))
             } catch {

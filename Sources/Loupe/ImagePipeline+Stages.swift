@@ -51,16 +51,17 @@ extension ImagePipeline {
     /// Runs CPU-bound `work` (the decode and process stages') in the processing queue (bounded,
     /// by priority) off the cooperative pool, unless the work was cancelled while it waited.
     /// Returns its result and duration.
+    ///
+    /// The queue runs it on a worker thread, and a worker that finishes runs the next waiting
+    /// work itself: the waiting task is resumed once, with the result, instead of once to send
+    /// its work to a worker and once more with the result.
     func runProcessingWork<T: Sendable>(
         priority: LoadPriority, _ work: @escaping @Sendable () throws -> T
     ) async throws -> (T, Duration) {
-        try await processingQueue.run(priority: priority) {
-            try Task.checkCancellation()
-            return try await runOffCooperativePool {
-                let start = ContinuousClock.now
-                let value = try work()
-                return (value, start.duration(to: .now))
-            }
+        try await processingQueue.runOffPool(priority: priority) {
+            let start = ContinuousClock.now
+            let value = try work()
+            return (value, start.duration(to: .now))
         }
     }
 }

@@ -66,9 +66,26 @@ private func load(_ request: DataRequest, with loader: any DataLoading, count: I
 
 /// User + system CPU time of this process so far.
 func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    return user + system
+    ProcessUsage.now.cpu
+}
+
+/// What this process (all its threads) has used so far, from `getrusage`.
+struct ProcessUsage {
+    var user: Double
+    var system: Double
+    /// Times a thread gave up its core to wait (a hand-off to another thread is one or two).
+    var voluntarySwitches: Int
+    /// Page faults served without I/O: memory the allocator got from the kernel afresh.
+    var minorFaults: Int
+
+    var cpu: Double { user + system }
+
+    static var now: ProcessUsage {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        return ProcessUsage(
+            user: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+            system: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
+            voluntarySwitches: usage.ru_nvcsw, minorFaults: usage.ru_minflt)
+    }
 }

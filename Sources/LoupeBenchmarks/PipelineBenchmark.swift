@@ -74,23 +74,11 @@ enum PipelineBenchmark {
 
     private static let imageCount = 8
     private static let loadCount = 1_000
-    private static let concurrency = 32
+    static let concurrency = 32
 
     /// Rounds per comparison (after one untimed warm-up round); LOUPE_PIPELINE_ROUNDS overrides.
     private static var rounds: Int {
         ProcessInfo.processInfo.environment["LOUPE_PIPELINE_ROUNDS"].flatMap(Int.init).map { max(1, $0) } ?? 7
-    }
-
-    /// One workload of a comparison: a batch of distinct URLs loaded some way.
-    struct Variant {
-        let name: String
-        let body: ([URL]) async throws -> Void
-    }
-
-    /// One timed run of a variant: wall-clock and process CPU seconds for the batch.
-    struct Sample {
-        var wall: Double
-        var cpu: Double
     }
 
     static func coldLoads() async throws {
@@ -110,100 +98,52 @@ enum PipelineBenchmark {
         let client = AsyncHTTPClientDataLoader()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
+        let comparison = InterleavedComparison(rounds: rounds, loadsPerRun: loadCount)
 
-        /// The pipeline and disk cache of the run going on: flushed inside the timed part (the
-        /// disk writes are part of the cost), closed after it.
-        final class Current {
-            var pipeline: ImagePipeline?
-            var cache: DiskCache?
-        }
-        let current = Current()
-
-        func pipeline(diskCache: Bool, slots: Int, memoryCache: Bool = true, processing: Int? = nil) throws -> ImagePipeline {
-            let cache = diskCache ? try DiskCache(directory: folder.appendingPathComponent(UUID().uuidString)) : nil
-            var configuration = ImagePipeline.Configuration(dataCache: cache, dataLoader: client)
-            configuration.maximumConcurrentDataLoads = slots
-            configuration.isMemoryCacheEnabled = memoryCache
-            if let processing { configuration.maximumConcurrentProcessing = processing }
-            let pipeline = ImagePipeline(configuration: configuration)
-            current.pipeline = pipeline
-            current.cache = cache
-            return pipeline
-        }
-
-        /// Runs every variant once per round, in the same order each round, so neighbouring
-        /// runs of two variants see the same machine; returns each variant's samples by round.
-        func interleave(_ variants: [Variant]) async throws -> [[Sample]] {
-            var samples = [[Sample]](repeating: [], count: variants.count)
-            for round in 0...rounds {
-                for (index, variant) in variants.enumerated() {
-                    let batch = urls()
-                    let cpuBefore = processCPUSeconds()
-                    let start = ContinuousClock.now
-                    try await variant.body(batch)
-                    await current.pipeline?.flushDataCache()
-                    let elapsed = start.duration(to: .now)
-                    let cpu = processCPUSeconds() - cpuBefore
-                    // Closed, but deleted only at the end: on this machine's ext4 (no journal),
-                    // creating a file skips every inode deleted in the last seconds one by one
-                    // (`recently_deleted`, seen with perf), so deleting 1,000 entry files here
-                    // would slow the next run's disk cache.
-                    current.cache?.close()
-                    current.pipeline = nil
-                    current.cache = nil
-                    if round > 0 { samples[index].append(Sample(wall: seconds(elapsed), cpu: cpu)) }
-                }
+        /// A variant loading a fresh batch of URLs with `load` each run.
+        func variant(_ name: String, _ load: @escaping @Sendable (URL) async throws -> Void) -> InterleavedComparison.Variant {
+            InterleavedComparison.Variant(name: name) {
+                let batch = urls()
+                return InterleavedComparison.Run { try await forEach(batch, load) }
             }
-            return samples
         }
 
-        /// Prints each variant's medians and, against the first (the reference), the ratio of
-        /// every round's pair with its median and spread.
-        func report(_ variants: [Variant], _ samples: [[Sample]], loadBefore: String) {
-            let reference = samples[0]
-            for (variant, runs) in zip(variants, samples) {
-                let cpu = runs.map { $0.cpu / Double(loadCount) * 1e6 }
-                let rate = runs.map { Double(loadCount) / $0.wall }
-                var line = String(format: "  %@ %6.0f µs CPU/load (%.0f–%.0f)  %6.0f loads/s (%.0f–%.0f)",
-                                  variant.name.padding(toLength: 50, withPad: " ", startingAt: 0),
-                                  Measurement.median(of: cpu), cpu.min() ?? 0, cpu.max() ?? 0,
-                                  Measurement.median(of: rate), rate.min() ?? 0, rate.max() ?? 0)
-                if variant.name != variants[0].name {
-                    let cpuRatios = zip(runs, reference).map { ($0.cpu / $1.cpu - 1) * 100 }
-                    let wallRatios = zip(runs, reference).map { ($0.wall / $1.wall - 1) * 100 }
-                    line += String(format: "\n      per pair vs %@: CPU %+.1f %% (pairs %+.1f … %+.1f), time %+.1f %% (%+.1f … %+.1f)",
-                                   variants[0].name, Measurement.median(of: cpuRatios), cpuRatios.min() ?? 0, cpuRatios.max() ?? 0,
-                                   Measurement.median(of: wallRatios), wallRatios.min() ?? 0, wallRatios.max() ?? 0)
-                }
-                print(line)
+        /// A variant through a pipeline of its own each run. The disk writes are part of the cost,
+        /// so the cache is flushed inside the timed part; it is closed after it, but deleted only
+        /// at the end: on this machine's ext4 (no journal), creating a file skips every inode
+        /// deleted in the last seconds one by one (`recently_deleted`, seen with perf), so
+        /// deleting 1,000 entry files here would slow the next run's disk cache.
+        func pipelineVariant(
+            _ name: String, diskCache: Bool, slots: Int, memoryCache: Bool = true, processing: Int? = nil,
+            _ load: @escaping @Sendable (ImagePipeline, URL) async throws -> Void
+        ) -> InterleavedComparison.Variant {
+            InterleavedComparison.Variant(name: name) {
+                let cache = diskCache ? try DiskCache(directory: folder.appendingPathComponent(UUID().uuidString)) : nil
+                var configuration = ImagePipeline.Configuration(dataCache: cache, dataLoader: client)
+                configuration.maximumConcurrentDataLoads = slots
+                configuration.isMemoryCacheEnabled = memoryCache
+                if let processing { configuration.maximumConcurrentProcessing = processing }
+                let pipeline = ImagePipeline(configuration: configuration)
+                let batch = urls()
+                return InterleavedComparison.Run(
+                    timed: {
+                        try await forEach(batch) { url in try await load(pipeline, url) }
+                        await pipeline.flushDataCache()
+                    },
+                    finish: { cache?.close() })
             }
-            print("  load average before: \(loadBefore), after: \(loadAverage())")
-        }
-
-        /// For profiling some variants alone (perf record): LOUPE_PIPELINE_ONLY=<part of a name>,
-        /// several separated by `|`.
-        let only = ProcessInfo.processInfo.environment["LOUPE_PIPELINE_ONLY"].map { $0.split(separator: "|") }
-        func compare(_ title: String, _ variants: [Variant]) async throws -> [[Sample]] {
-            let variants = variants.filter { variant in only.map { $0.contains { variant.name.contains($0) } } ?? true }
-            guard !variants.isEmpty else { return [] }
-            print("- \(title)")
-            let loadBefore = loadAverage()
-            let samples = try await interleave(variants)
-            report(variants, samples, loadBefore: loadBefore)
-            return samples
         }
 
         // Data only.
-        let bare = Variant(name: "bare AsyncHTTPClient, data only") { urls in
-            try await forEach(urls) { url in blackHole(try await client.loadData(for: DataRequest(url: url)).data.count) }
+        let bare = variant("bare AsyncHTTPClient, data only") { url in
+            blackHole(try await client.loadData(for: DataRequest(url: url)).data.count)
         }
-        func dataVariant(_ name: String, disk: Bool, slots: Int) -> Variant {
-            Variant(name: name) { urls in
-                let pipeline = try pipeline(diskCache: disk, slots: slots)
-                try await forEach(urls) { url in blackHole(try await pipeline.data(for: ImageRequest(url: url)).data.count) }
+        func dataVariant(_ name: String, disk: Bool, slots: Int) -> InterleavedComparison.Variant {
+            pipelineVariant(name, diskCache: disk, slots: slots) { pipeline, url in
+                blackHole(try await pipeline.data(for: ImageRequest(url: url)).data.count)
             }
         }
-        _ = try await compare("data", [
+        _ = try await comparison.compare("data", [
             bare,
             dataVariant("pipeline data, 32 slots, no disk cache", disk: false, slots: 32),
             dataVariant("pipeline data, 32 slots, disk cache", disk: true, slots: 32),
@@ -212,22 +152,18 @@ enum PipelineBenchmark {
 
         // Decode + 256 px thumbnail.
         let decoder = ImageDecoder()
-        let bareDecode = Variant(name: "bare AsyncHTTPClient + decode + 256 px") { urls in
-            try await forEach(urls) { url in
-                let data = try await client.loadData(for: DataRequest(url: url)).data
-                let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: 256, appliesOrientation: true, firstFrameOnly: true))
-                blackHole(try Resize(maxPixelSize: 256).process(image.bitmap))
-            }
+        let bareDecode = variant("bare AsyncHTTPClient + decode + 256 px") { url in
+            let data = try await client.loadData(for: DataRequest(url: url)).data
+            blackHole(try bareThumbnail(data, decoder: decoder))
         }
-        func thumbnailVariant(_ name: String, disk: Bool, memory: Bool, processing: Int? = nil) -> Variant {
-            Variant(name: name) { urls in
-                let pipeline = try pipeline(diskCache: disk, slots: 32, memoryCache: memory, processing: processing)
-                try await forEach(urls) { url in blackHole(try await pipeline.image(for: ImageRequest(url: url, thumbnail: 256)).bitmap.width) }
+        func thumbnailVariant(_ name: String, disk: Bool, memory: Bool, processing: Int? = nil) -> InterleavedComparison.Variant {
+            pipelineVariant(name, diskCache: disk, slots: 32, memoryCache: memory, processing: processing) { pipeline, url in
+                blackHole(try await pipeline.image(for: ImageRequest(url: url, thumbnail: 256)).bitmap.width)
             }
         }
         // "No caches" is the like-for-like comparison: the bare client frees each thumbnail at
         // once, while the memory cache keeps 1,000 of them, whose fresh pages the kernel faults in.
-        _ = try await compare("decode + 256 px thumbnail", [
+        _ = try await comparison.compare("decode + 256 px thumbnail", [
             bareDecode,
             thumbnailVariant("pipeline, thumbnail 256, no caches", disk: false, memory: false),
             thumbnailVariant("pipeline, thumbnail 256, memory cache", disk: false, memory: true),
@@ -235,19 +171,21 @@ enum PipelineBenchmark {
         ])
 
         // Scaling: the same thumbnails with one and two processing workers (ideal 2× on 2 cores).
-        let scaling = try await compare("scaling: processing workers (no caches)", [
+        let scaling = try await comparison.compare("scaling: processing workers (no caches)", [
             thumbnailVariant("pipeline, thumbnail 256, 1 processing worker", disk: false, memory: false, processing: 1),
             thumbnailVariant("pipeline, thumbnail 256, 2 processing workers", disk: false, memory: false, processing: 2),
         ])
         guard scaling.count == 2 else { return }
-        let speedups = zip(scaling[0], scaling[1]).map { $0.wall / $1.wall }
-        print(String(format: "  thumbnails/s, 2 workers ÷ 1 worker per pair: %.2f× (pairs %.2f–%.2f; ideal 2×, %d cores)",
-                     Measurement.median(of: speedups), speedups.min() ?? 0, speedups.max() ?? 0,
-                     ProcessInfo.processInfo.activeProcessorCount))
+        InterleavedComparison.printSpeedup(
+            "thumbnails/s, 2 workers ÷ 1 worker", slower: scaling[0], faster: scaling[1],
+            ideal: "ideal 2×, \(ProcessInfo.processInfo.activeProcessorCount) cores")
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    /// The bare stages of a thumbnail load, as the pipeline's decode stage runs them: decode to
+    /// ≤ 256 px (JPEG DCT scaling), then resize to fit 256 px.
+    static func bareThumbnail(_ data: Data, decoder: ImageDecoder) throws -> Bitmap {
+        let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: 256, appliesOrientation: true, firstFrameOnly: true))
+        return try Resize(maxPixelSize: 256).process(image.bitmap)
     }
 
     /// The 1, 5 and 15 minute load averages, as the kernel reports them.
@@ -256,12 +194,14 @@ enum PipelineBenchmark {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    /// Runs `body` for every URL with `concurrency` workers.
-    private static func forEach(_ urls: [URL], _ body: @escaping @Sendable (URL) async throws -> Void) async throws {
+    /// Runs `body` for every item with `concurrency` workers.
+    static func forEach<Item: Sendable>(
+        _ items: [Item], concurrency: Int = concurrency, _ body: @escaping @Sendable (Item) async throws -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<concurrency {
                 group.addTask {
-                    for index in stride(from: worker, to: urls.count, by: concurrency) { try await body(urls[index]) }
+                    for index in stride(from: worker, to: items.count, by: concurrency) { try await body(items[index]) }
                 }
             }
             try await group.waitForAll()

@@ -17,6 +17,8 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     // The two halves of "pipeline" alone, for profiling.
     ("pipeline-hit", PipelineBenchmark.memoryHit),
     ("pipeline-cold", PipelineBenchmark.coldLoads),
+    // The thumbnail path with the network taken out: the pipeline's plumbing alone.
+    ("pipeline-plumbing", PipelinePlumbing.run),
     // Instructions per thumbnail load under callgrind (not part of "all": it takes minutes).
     ("pipeline-instructions", PipelineInstructions.run),
 ]

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Runs async operations at most `maximumConcurrency` at a time, starting waiting ones in
 /// priority order — newest first among equals — and optionally no faster than a rate limit.
 ///
@@ -8,7 +11,20 @@
 ///
 /// A waiter whose task is cancelled leaves the queue at once with `CancellationError` and
 /// never runs. Generic: it knows nothing of what the work is (downloads, decodes).
+///
+/// Synchronous, CPU-bound work (``runOffPool(priority:_:)``) runs on Dispatch worker threads,
+/// off Swift's cooperative pool, and a worker that finishes one runs the next waiting one
+/// itself: a busy queue hands its work from worker to worker without a round trip through the
+/// waiting task (resumed on the pool only to send its work back to a worker).
 package final class WorkQueue: Sendable {
+    /// How a waiter starts once it has a slot.
+    private enum Start {
+        /// Resumed, the waiting task runs its operation itself (``run(priority:order:_:)``).
+        case resume(CheckedContinuation<Void, any Error>)
+        /// Run on the worker thread that starts it (``runOffPool(priority:_:)``).
+        case job(any OffPoolJob)
+    }
+
     private struct Waiter {
         /// Unique per waiter: how a cancelled waiter is found.
         let sequence: UInt64
@@ -18,7 +34,7 @@ package final class WorkQueue: Sendable {
         let priority: LoadPriority
         /// `priority.value` when last read; valid while `LoadPriority.changes` has not moved.
         var snapshot: TaskPriority
-        let continuation: CheckedContinuation<Void, any Error>
+        let start: Start
 
         /// Whether `self` starts after `other`: lower priority, or lower order among equals.
         func startsAfter(_ other: Waiter) -> Bool {
@@ -89,39 +105,91 @@ package final class WorkQueue: Sendable {
     nonisolated(nonsending)
     private func acquire(priority: LoadPriority, order: UInt64?) async throws {
         // A free slot and nobody ahead: start without suspending.
-        let (started, sequence) = state.withLock { state -> (Bool, UInt64) in
+        guard let sequence = takeSlotOrSequence() else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                wait(.resume(continuation), sequence: sequence, order: order, priority: priority)
+            }
+        } onCancel: {
+            leave(sequence)
+        }
+    }
+
+    /// Runs synchronous, CPU-bound `work` on a Dispatch worker thread, off Swift's cooperative
+    /// pool (whose few threads must stay free for continuations), once a slot is free and in
+    /// priority order like ``run(priority:order:_:)``; returns its result.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled before `work` starts (it then never
+    ///   runs), or whatever `work` throws. Once started, `work` runs to its end.
+    nonisolated(nonsending)
+    package func runOffPool<T: Sendable>(priority: LoadPriority, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        let job = WorkerJob(work)
+        let sequence = takeSlotOrSequence()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                job.attach(continuation)
+                if let sequence {
+                    wait(.job(job), sequence: sequence, order: nil, priority: priority)
+                } else {
+                    startOnWorker(job)
+                }
+            }
+        } onCancel: {
+            // Not started yet: it never will be (whether it still waits in the queue, or a
+            // worker has just taken it).
+            job.cancel()
+            if let sequence { leave(sequence) }
+        }
+    }
+
+    /// Takes a slot if one is free and nobody waits for one (returns `nil`), else returns the
+    /// caller's place in the queue.
+    private func takeSlotOrSequence() -> UInt64? {
+        state.withLock { state -> UInt64? in
             if state.waiters.isEmpty, !state.isPaused, state.running < maximumConcurrency, takeToken(&state) {
                 state.running += 1
-                return (true, 0)
+                return nil
             }
             defer { state.nextSequence += 1 }
-            return (false, state.nextSequence)
+            return state.nextSequence
         }
-        if started { return }
+    }
+
+    /// Queues a waiter (unless its task is cancelled) and starts what can start.
+    private func wait(_ start: Start, sequence: UInt64, order: UInt64?, priority: LoadPriority) {
         // Read outside the lock: it may be a shared load's priority, behind other locks.
         let readAt = LoadPriority.changes.load(ordering: .acquiring)
         let snapshot = priority.value
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelled = state.withLock { state -> Bool in
-                    // Checked under the lock: the cancellation handler may already have run and
-                    // found nothing to remove.
-                    if Task.isCancelled { return true }
-                    let waiter = Waiter(
-                        sequence: sequence, order: order ?? sequence, priority: priority, snapshot: snapshot, continuation: continuation)
-                    state.waiters.insert(waiter, at: insertionIndex(of: waiter, in: state.waiters))
-                    // Read at another moment than the others' snapshots: the order may not hold.
-                    if readAt != state.snapshotsChange { state.snapshotsChange = .max }
-                    return false
-                }
-                if cancelled { continuation.resume(throwing: CancellationError()) } else { dispatch() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.sequence == sequence }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+        let cancelled = state.withLock { state -> Bool in
+            // Checked under the lock: the cancellation handler may already have run and
+            // found nothing to remove.
+            if Task.isCancelled { return true }
+            let waiter = Waiter(
+                sequence: sequence, order: order ?? sequence, priority: priority, snapshot: snapshot, start: start)
+            state.waiters.insert(waiter, at: insertionIndex(of: waiter, in: state.waiters))
+            // Read at another moment than the others' snapshots: the order may not hold.
+            if readAt != state.snapshotsChange { state.snapshotsChange = .max }
+            return false
+        }
+        if cancelled { Self.cancel(start) } else { dispatch() }
+    }
+
+    /// Removes a cancelled waiter, if it still waits, and tells it so.
+    private func leave(_ sequence: UInt64) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.sequence == sequence }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter.map { Self.cancel($0.start) }
+    }
+
+    private static func cancel(_ start: Start) {
+        switch start {
+        case .resume(let continuation): continuation.resume(throwing: CancellationError())
+        case .job(let job):
+            job.perform(cancelled: true)
+            job.resume()
         }
     }
 
@@ -130,8 +198,26 @@ package final class WorkQueue: Sendable {
         dispatch()
     }
 
-    /// Starts as many waiters as the slots and the rate limit allow, best first.
-    private func dispatch() {
+    /// Runs `job` on a Dispatch worker thread, then, on the same thread, every job that its slot
+    /// can start next. Each job's slot is freed before its caller is resumed (as `run` frees it
+    /// before returning), and its caller is resumed before the next job runs.
+    private func startOnWorker(_ job: any OffPoolJob) {
+        DispatchQueue.global().async { [self] in
+            var next: (any OffPoolJob)? = job
+            while let job = next {
+                job.perform(cancelled: false)
+                state.withLock { $0.running -= 1 }
+                next = dispatch(keepingOneJob: true)
+                job.resume()
+            }
+        }
+    }
+
+    /// Starts as many waiters as the slots and the rate limit allow, best first. With
+    /// `keepingOneJob` (on a worker whose job just ended), the first job among them is returned
+    /// for the caller to run itself instead of being sent to another worker.
+    @discardableResult
+    private func dispatch(keepingOneJob: Bool = false) -> (any OffPoolJob)? {
         let (started, wakeAfter) = state.withLock { state -> ([Waiter], Duration?) in
             var started: [Waiter] = []
             while !state.isPaused, state.running < maximumConcurrency, !state.waiters.isEmpty {
@@ -147,7 +233,21 @@ package final class WorkQueue: Sendable {
             }
             return (started, wakeAfter)
         }
-        for waiter in started { waiter.continuation.resume() }
+        var kept: (any OffPoolJob)?
+        for waiter in started {
+            switch waiter.start {
+            case .resume(let continuation):
+                continuation.resume()
+            case .job(let job):
+                if keepingOneJob, kept == nil { kept = job } else { startOnWorker(job) }
+            }
+        }
+        scheduleWake(after: wakeAfter)
+        return kept
+    }
+
+    /// Wakes the queue when the rate limit gives its next token.
+    private func scheduleWake(after wakeAfter: Duration?) {
         if let wakeAfter {
             Task { [weak self] in
                 try? await Task.sleep(for: wakeAfter)
