@@ -105,7 +105,7 @@ run() {
   awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" -v b="$read" 'function ms(x) {
       if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
     function kb(x) { if (x ~ /GB$/) return x * 1048576; if (x ~ /MB$/) return x * 1024; if (x ~ /KB$/) return x + 0; return x / 1024 }
-    BEGIN { printf "%s %.1f %.1f %.1f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0), (n > 0 ? kb(b) / n : 0) }'
+    BEGIN { printf "%s %.1f %.1f %.3f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0), (n > 0 ? kb(b) / n : 0) }'
 }
 
 echo "== measuring: $duration s per run, $connections connections, A B A B" >&2
@@ -136,7 +136,9 @@ for kind in cold warm; do
   l=$(best loupe); t=$(best thumbor)
   printf "%-6s %-8s %10s %10s %10s %14s %10s\n" "$kind" loupe $l
   printf "%-6s %-8s %10s %10s %10s %14s %10s\n" "" thumbor $t
-  awk -v l="$l" -v t="$t" 'BEGIN { split(l, a, " "); split(t, b, " "); printf "%-6s %-8s %9.2fx\n", "", "ratio", a[1] / b[1] }'
+  # req/s: loupe over thumbor; CPU per request: thumbor over loupe (how many times less loupe spends).
+  awk -v l="$l" -v t="$t" 'BEGIN { split(l, a, " "); split(t, b, " ")
+    printf "%-6s %-8s %9.2fx %35.2fx less\n", "", "ratio", a[1] / b[1], (a[4] > 0 ? b[4] / a[4] : 0) }'
 done
 awk -v l="$loupe_rss" -v t="$thumbor_rss" -v n="$cores" 'BEGIN { printf "peak RSS: loupe %.0f MB, thumbor %.0f MB (%d processes)\n", l / 1024, t / 1024, n }'
 awk -v r="$loupe_rss_64" -v n="$memory_requests" -v bad="${memory_non2xx:-0}" 'BEGIN {
