@@ -22,7 +22,7 @@ final class WorkerJob<T: Sendable>: OffPoolJob {
     }
 
     private let work: @Sendable () throws -> T
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Set by the task's cancellation handler: a worker that takes the job after this must not
     /// run it (the waiting task's own cancellation check, made for it).
     private let isCancelled = Atomic<Bool>(false)
