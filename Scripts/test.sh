@@ -49,13 +49,15 @@ echo "== cluster tests (Scripts/cluster.sh: loupe serve instances behind nginx)"
 timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
 
 echo "== tests under ThreadSanitizer"
-# halt_on_error makes the first data race a non-zero exit instead of a log line.
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+# halt_on_error makes the first data race a non-zero exit instead of a log line; the suppressions
+# file lists the third-party false positives, each with its reason.
+tsan_options="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/Scripts/tsan-suppressions.txt"
+TSAN_OPTIONS="$tsan_options" \
   swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests' \
   --skip ScrollSimulationTests
 # The service apart here too: under ThreadSanitizer its 100-request bursts are slow enough to
 # share timeouts badly with the suites above.
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+TSAN_OPTIONS="$tsan_options" \
   swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
 
 # Apps ship optimised builds, and Swift 6.3.1's optimiser has miscompiled Loupe once where debug
