@@ -62,14 +62,8 @@ import Glibc
             #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
             let signalled = ContinuousClock.now
             child.signal(SIGTERM)
-            // At once: the first health check after the signal is handled (bounded retries only
-            // for the signal's delivery).
-            var health = 0
-            for _ in 0..<100 where health != 503 {
-                health = try await httpGet(port: port, path: "/health").status
-                if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(health == 503)
+            // At once: the first health check after the signal is handled.
+            #expect(try await healthOnceSignalled(port: port) == 503)
             // Still answering during the delay: a request that arrives now gets its image.
             let late = try await httpGet(port: port, path: "/insecure/w:12/plain/\(origin.url("/late.jpg").absoluteString)")
             #expect(late.status == 200)
@@ -101,13 +95,8 @@ import Glibc
             }
             #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
             child.signal(SIGTERM)
-            // The first signal is handled once /health turns 503 (bounded retries only for its delivery).
-            var health = 0
-            for _ in 0..<100 where health != 503 {
-                health = try await httpGet(port: port, path: "/health").status
-                if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(health == 503)
+            // The first signal is handled once /health turns 503.
+            #expect(try await healthOnceSignalled(port: port) == 503)
             let signalled = ContinuousClock.now
             child.signal(SIGTERM)
             // Well before the 30 s drain delay and the source's 20 s: only the second signal ends it.
@@ -117,5 +106,16 @@ import Glibc
             // Cut: the connection closed (an error) or an error status, never the image.
             #expect((try? await slow.value)?.status != 200)
         }
+    }
+
+    /// `/health`'s status once it answers 503 after a signal, or its last answer: retried every
+    /// 10 ms, at most 100 times, only to allow for the signal's delivery.
+    private func healthOnceSignalled(port: Int) async throws -> Int {
+        var health = 0
+        for _ in 0..<100 where health != 503 {
+            health = try await httpGet(port: port, path: "/health").status
+            if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        return health
     }
 }
