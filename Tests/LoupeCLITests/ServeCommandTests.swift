@@ -23,15 +23,8 @@ import Glibc
     @Test func sigtermDrainsRequestsInFlightThenExits0() async throws {
         let photo = try TestImage.jpeg(width: 100, height: 100, seed: 13)
         try await OriginServer.run(handler: { _ in .ok(photo, delay: .milliseconds(1500)) }) { origin in
-            let child = try ServerProcess(arguments: [
-                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
-            ])
+            let (child, port, slow) = try await serverWithSlowRequest(origin: origin)
             defer { child.kill() }
-            let port = try await child.port()
-            let slow = Task {
-                try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
-            }
-            #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
             child.signal(SIGTERM)
             let answer = try await slow.value
             #expect(answer.status == 200)
@@ -50,16 +43,9 @@ import Glibc
         try await OriginServer.run(handler: { request in
             .ok(photo, delay: request.path == "/slow.jpg" ? .milliseconds(1500) : .zero)
         }) { origin in
-            let child = try ServerProcess(arguments: [
-                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--drain-delay", "5",
-            ])
+            let (child, port, slow) = try await serverWithSlowRequest(origin: origin, arguments: ["--drain-delay", "5"])
             defer { child.kill() }
-            let port = try await child.port()
             #expect(try await httpGet(port: port, path: "/health").status == 200)
-            let slow = Task {
-                try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
-            }
-            #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
             let signalled = ContinuousClock.now
             child.signal(SIGTERM)
             // At once: the first health check after the signal is handled.
@@ -85,15 +71,8 @@ import Glibc
     @Test func aSecondSigtermDuringTheDrainStopsAtOnceWithStatus1() async throws {
         let photo = try TestImage.jpeg(width: 100, height: 100, seed: 15)
         try await OriginServer.run(handler: { _ in .ok(photo, delay: .seconds(20)) }) { origin in
-            let child = try ServerProcess(arguments: [
-                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--drain-delay", "30",
-            ])
+            let (child, port, slow) = try await serverWithSlowRequest(origin: origin, arguments: ["--drain-delay", "30"])
             defer { child.kill() }
-            let port = try await child.port()
-            let slow = Task {
-                try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
-            }
-            #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
             child.signal(SIGTERM)
             // The first signal is handled once /health turns 503.
             #expect(try await healthOnceSignalled(port: port) == 503)
@@ -117,5 +96,27 @@ import Glibc
             if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
         }
         return health
+    }
+
+    /// `loupe serve` as a child process (unsigned URLs, `origin` let through the private-network
+    /// guard, plus `arguments`), its port, and a request for a 10 px thumbnail of the origin's
+    /// `/slow.jpg` in flight: returned once the origin has received the download.
+    private func serverWithSlowRequest(origin: OriginServer, arguments: [String] = []) async throws
+        -> (child: ServerProcess, port: Int, slow: Task<(status: Int, body: Data), any Error>) {
+        let child = try ServerProcess(arguments: [
+            "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
+        ] + arguments)
+        let port: Int
+        do {
+            port = try await child.port()
+        } catch {
+            child.kill()
+            throw error
+        }
+        let slow = Task {
+            try await httpGet(port: port, path: "/insecure/w:10/plain/\(origin.url("/slow.jpg").absoluteString)")
+        }
+        #expect(await eventually { origin.requestCount(for: "/slow.jpg") == 1 })
+        return (child, port, slow)
     }
 }
