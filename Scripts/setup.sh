@@ -9,6 +9,7 @@ packages=(
   pkg-config
   nginx-light   # the real HTTP origin of the loading tests
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
+  libdeflate-dev                                          # whole-buffer inflate of the PNG fast path
   liblcms2-dev libheif-dev libavif-dev libjxl-dev         # colour management (ICC -> sRGB), HEIF, AVIF, JPEG XL
   libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
