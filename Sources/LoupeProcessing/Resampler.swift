@@ -164,6 +164,7 @@ private struct Kernel {
         var counts = [Int](repeating: 0, count: outputSize)
         var weights = [Float](repeating: 0, count: outputSize * maxTaps)
         var lastStart = 0
+        var local = [Double](repeating: 0, count: maxTaps)
         for i in 0..<outputSize {
             let centre = start + (Double(i) + 0.5) * scale
             var low = max(0, Int((centre - support + 0.5).rounded(.down)))
@@ -171,15 +172,13 @@ private struct Kernel {
             // Keep windows monotonic and non-empty (the ring relies on it).
             low = min(max(low, lastStart), inputSize - 1)
             let taps = max(1, min(high - low, maxTaps))
-            var total = 0.0
-            var local = [Double](repeating: 0, count: taps)
-            for k in 0..<taps {
-                let w = filter.weight((Double(low + k) - centre + 0.5) / stretch)
-                local[k] = w
-                total += w
-            }
-            for k in 0..<taps {
-                weights[i * maxTaps + k] = Float(total != 0 ? local[k] / total : (k == 0 ? 1 : 0))
+            local.withUnsafeMutableBufferPointer { local in
+                filter.weights(from: (Double(low) - centre + 0.5) / stretch, step: 1 / stretch, count: taps, into: local)
+                var total = 0.0
+                for k in 0..<taps { total += local[k] }
+                for k in 0..<taps {
+                    weights[i * maxTaps + k] = Float(total != 0 ? local[k] / total : (k == 0 ? 1 : 0))
+                }
             }
             starts[i] = low
             counts[i] = taps
