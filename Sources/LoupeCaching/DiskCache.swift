@@ -539,6 +539,7 @@ public final class DiskCache: Sendable {
     private func closeState() {
         state.withLock { state in
             guard let journal = state.journal else { return }
+            if let number = state.current { state.segments[number]?.releaseReserve() }
             journal.appendClose()
             // If this fails, the next open sees an unclean journal and reconciles: still safe.
             try? journal.flush()
@@ -563,6 +564,7 @@ public final class DiskCache: Sendable {
             state.appending[number, default: 0] += 1
             return (number, segment)
         }
+        if let number = state.current { state.segments[number]?.releaseReserve() }
         let number = state.nextSegment
         let path = segmentPath(number)
         let segment: DiskCacheSegment

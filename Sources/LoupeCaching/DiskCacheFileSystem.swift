@@ -34,6 +34,29 @@ package enum DiskCacheFileSystem {
         }
     }
 
+    /// Reserves disk blocks for `length` bytes at `offset` of `descriptor` without changing the
+    /// file's length (Linux `fallocate` with `FALLOC_FL_KEEP_SIZE`); `errno` on failure,
+    /// `EOPNOTSUPP` where the file system or the C library cannot.
+    static func reserveBlocks(_ descriptor: Int32, offset: Int, length: Int) throws(Failure) {
+        guard let fallocate = linuxFallocate else { throw Failure(errno: EOPNOTSUPP) }
+        // FALLOC_FL_KEEP_SIZE from <linux/falloc.h>, part of the kernel's stable ABI.
+        let keepSize: Int32 = 0x01
+        guard fallocate(descriptor, keepSize, off_t(offset), off_t(length)) == 0 else { throw Failure(errno: errno) }
+    }
+
+    /// glibc's `fallocate`, looked up at run time: Swift's Glibc module leaves it out (it is
+    /// declared only under `_GNU_SOURCE`), and a C target for one call would be a module of its
+    /// own for the caching core.
+    private static let linuxFallocate: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32)? = {
+        #if os(Linux)
+        // RTLD_DEFAULT is a null handle in glibc.
+        guard let symbol = dlsym(nil, "fallocate") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+
     /// Writes every byte of `bytes` to `descriptor`, retrying short writes and interrupts.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Failure) {
         guard var base = bytes.baseAddress else { return }

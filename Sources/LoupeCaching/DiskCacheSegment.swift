@@ -20,6 +20,13 @@ import Glibc
 /// - footer (16 bytes): the XXH64 checksum of the header and metadata, seeded with the
 ///   payload's own XXH64, then the magic `LPSGENDS`.
 ///
+/// Disk blocks are reserved ahead of the appends, 4 MB at a time (`fallocate` with
+/// `FALLOC_FL_KEEP_SIZE`: the file's length still ends at its last entry). Appending into
+/// reserved blocks costs a third of the CPU of growing the file block by block on ext4
+/// (16 µs against 23–136 µs per 100 KB, a C probe on this machine), where delayed allocation
+/// and extent updates run on every write. ``releaseReserve()`` gives back what a segment that
+/// takes no more appends did not use; a file system without `fallocate` just grows the file.
+///
 /// An append is one `writev` at the end; a failed or short append is cut back, so a torn entry
 /// never sits in front of later ones. A process killed mid-append leaves a torn tail, which
 /// ``scan()`` stops at and ``truncate(to:)`` drops; the journal never points into it, because
@@ -68,12 +75,24 @@ package final class DiskCacheSegment: Sendable {
 
     let path: String
     private let descriptor: Int32
-    /// Bytes known to hold complete entries (or, right after opening, whatever the file held):
-    /// the next append starts here. Held by appends for their whole write.
-    private let appendEnd: Locked<Int>
+    /// Where appends stand; held by appends for their whole write.
+    private let tail: Locked<Tail>
+
+    private struct Tail {
+        /// Bytes known to hold complete entries (or, right after opening, whatever the file
+        /// held): the next append starts here.
+        var end: Int
+        /// Disk blocks are reserved up to here (at least `end`).
+        var reserved: Int
+        /// `fallocate` failed as unsupported: the file system cannot reserve, stop asking.
+        var reservingUnsupported = false
+    }
+
+    /// How far ahead of an append blocks are reserved.
+    static let reserveStep = 4 << 20
 
     /// Where the next append starts.
-    package var length: Int { appendEnd.withLock { $0 } }
+    package var length: Int { tail.withLock { $0.end } }
 
     /// Opens (creating if needed) the segment at `path` for appending and reading.
     package init(path: String) throws(DiskCacheFileSystem.Failure) {
@@ -87,7 +106,7 @@ package final class DiskCacheSegment: Sendable {
         }
         self.path = path
         self.descriptor = descriptor
-        appendEnd = Locked(Int(info.st_size))
+        tail = Locked(Tail(end: Int(info.st_size), reserved: Int(info.st_size)))
     }
 
     deinit {
@@ -119,8 +138,9 @@ package final class DiskCacheSegment: Sendable {
         footer.append(Self.footerMagic)
 
         let entryLength = head.bytes.count + payload.count + Self.footerSize
-        return try appendEnd.withLock { (end) throws(DiskCacheFileSystem.Failure) -> Location in
-            let start = end
+        return try tail.withLock { (tail) throws(DiskCacheFileSystem.Failure) -> Location in
+            let start = tail.end
+            reserve(through: start + entryLength, &tail)
             guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else { throw DiskCacheFileSystem.Failure(errno: errno) }
             do throws(DiskCacheFileSystem.Failure) {
                 try DiskCacheFileSystem.writeAll(descriptor, head.bytes, payload, footer.bytes)
@@ -130,7 +150,7 @@ package final class DiskCacheSegment: Sendable {
                 _ = ftruncate(descriptor, off_t(start))
                 throw error
             }
-            end = start + entryLength
+            tail.end = start + entryLength
             return Location(offset: start, length: entryLength, payloadSize: payload.count, checksum: checksum)
         }
     }
@@ -139,8 +159,9 @@ package final class DiskCacheSegment: Sendable {
     /// entry `location` described there, already checked. Returns where it now lies; on
     /// failure the segment is cut back as ``append(_:metadata:)`` does.
     func appendCopy(of entry: UnsafeRawBufferPointer, location: Location) throws(DiskCacheFileSystem.Failure) -> Location {
-        try appendEnd.withLock { (end) throws(DiskCacheFileSystem.Failure) -> Location in
-            let start = end
+        try tail.withLock { (tail) throws(DiskCacheFileSystem.Failure) -> Location in
+            let start = tail.end
+            reserve(through: start + entry.count, &tail)
             guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else { throw DiskCacheFileSystem.Failure(errno: errno) }
             do throws(DiskCacheFileSystem.Failure) {
                 try DiskCacheFileSystem.writeAll(descriptor, entry)
@@ -148,7 +169,7 @@ package final class DiskCacheSegment: Sendable {
                 _ = ftruncate(descriptor, off_t(start))
                 throw error
             }
-            end = start + entry.count
+            tail.end = start + entry.count
             var moved = location
             moved.offset = start
             return moved
@@ -157,9 +178,36 @@ package final class DiskCacheSegment: Sendable {
 
     /// Cuts the segment to `newLength` bytes: drops a torn tail that ``scan()`` found.
     func truncate(to newLength: Int) throws(DiskCacheFileSystem.Failure) {
-        try appendEnd.withLock { (end) throws(DiskCacheFileSystem.Failure) in
+        try tail.withLock { (tail) throws(DiskCacheFileSystem.Failure) in
             guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw DiskCacheFileSystem.Failure(errno: errno) }
-            end = newLength
+            // A truncation also frees blocks reserved beyond the new end.
+            tail.end = newLength
+            tail.reserved = newLength
+        }
+    }
+
+    /// Reserves blocks through `needed` bytes, a step ahead, if not already. Best effort: when
+    /// it fails (disk full, no support) the write that follows still runs, and reports a full
+    /// disk itself.
+    private func reserve(through needed: Int, _ tail: inout Tail) {
+        guard needed > tail.reserved, !tail.reservingUnsupported else { return }
+        let target = max(needed, tail.reserved + Self.reserveStep)
+        do throws(DiskCacheFileSystem.Failure) {
+            try DiskCacheFileSystem.reserveBlocks(descriptor, offset: tail.reserved, length: target - tail.reserved)
+            tail.reserved = target
+        } catch {
+            if error.errno == EOPNOTSUPP { tail.reservingUnsupported = true }
+        }
+    }
+
+    /// Gives back the blocks reserved beyond the last entry: the cache calls it when this
+    /// segment stops being the one appended to, and on close. An append that still comes
+    /// reserves again.
+    func releaseReserve() {
+        tail.withLock { tail in
+            guard tail.reserved > tail.end else { return }
+            // Cutting the file to its own length frees the blocks beyond it (ext4, XFS, tmpfs).
+            if ftruncate(descriptor, off_t(tail.end)) == 0 { tail.reserved = tail.end }
         }
     }
 

@@ -75,6 +75,44 @@ import Glibc
         #expect(payload(reopened.read(d, verify: true)) == Data([1, 2, 3]))
     }
 
+    /// Bytes on disk behind the file at `path` (`st_blocks` counts 512-byte units) and its length.
+    private func allocation(_ path: String) throws -> (allocated: Int, length: Int) {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return (Int(info.st_blocks) * 512, Int(info.st_size))
+    }
+
+    /// Appends go into blocks reserved a step ahead (the file's length still ends at the last
+    /// entry, so scans and recovery see only entries); `releaseReserve` gives the rest back.
+    @Test func appendsReserveBlocksAheadAndReleaseGivesThemBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/segment"
+        let segment = try DiskCacheSegment(path: path)
+        let first = try segment.append(bytes(100_000, seed: 1), metadataOf: record("a"))
+        var disk = try allocation(path)
+        #expect(disk.length == first.length)
+        #expect(disk.allocated >= DiskCacheSegment.reserveStep, "allocated \(disk.allocated) bytes")
+        #expect(segment.scan().entries.map(\.location) == [first])
+
+        // Past the reserve, the next append reserves another step.
+        let big = try segment.append(bytes(DiskCacheSegment.reserveStep, seed: 2), metadataOf: record("b"))
+        disk = try allocation(path)
+        #expect(disk.length == big.offset + big.length)
+        #expect(disk.allocated >= 2 * DiskCacheSegment.reserveStep, "allocated \(disk.allocated) bytes")
+
+        segment.releaseReserve()
+        disk = try allocation(path)
+        #expect(disk.length == big.offset + big.length)
+        #expect(disk.allocated < disk.length + 65_536, "allocated \(disk.allocated) for \(disk.length) bytes")
+        #expect(payload(segment.read(first, verify: true)) == bytes(100_000, seed: 1))
+
+        // An append after the release reserves again and still reads back.
+        let after = try segment.append(Data([7]), metadataOf: record("c"))
+        #expect(payload(segment.read(after, verify: true)) == Data([7]))
+        #expect(try allocation(path).allocated >= disk.length + DiskCacheSegment.reserveStep - 4096)
+    }
+
     /// A checksum mismatch is a miss (`.corrupt`), never the damaged bytes and never a crash —
     /// nor is a location that does not describe the bytes (the journal and segment disagree).
     @Test func damagedOrMismatchedEntriesAreCorruptNotData() throws {

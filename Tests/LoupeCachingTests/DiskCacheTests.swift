@@ -36,6 +36,34 @@ import Glibc
         #expect(try cache.data(forKey: "https://example.com/b.jpg") == nil)
     }
 
+    /// Blocks reserved ahead of appends (`DiskCacheSegment.reserveStep`) stay only behind the
+    /// segment being appended to: a full segment gives them back when the next one starts, and
+    /// close gives back the last one's.
+    @Test func onlyTheSegmentAppendedToKeepsBlocksReservedAndCloseReleasesThem() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = DiskCache.Configuration(sizeLimit: 10_000_000)
+        configuration.segmentSize = 200_000
+        let cache = try DiskCache(directory: directory.url, configuration: configuration)
+        for index in 0..<5 { try cache.store(bytes(100_000, seed: UInt8(index)), forKey: "k\(index)") }
+        func overhead() throws -> [Int] {
+            try directory.segmentFileNames().map { name in
+                var info = stat()
+                try #require(stat(directory.segmentsPath + "/" + name, &info) == 0)
+                return Int(info.st_blocks) * 512 - Int(info.st_size)
+            }
+        }
+        let open = try overhead()
+        #expect(open.count == 3)
+        #expect(open.dropLast().allSatisfy { $0 < 65_536 }, "\(open)")
+        #expect((open.last ?? 0) >= DiskCacheSegment.reserveStep - 300_000, "\(open)")
+        cache.close()
+        #expect(try overhead().allSatisfy { $0 < 65_536 })
+        let reopened = try DiskCache(directory: directory.url, configuration: configuration)
+        defer { reopened.close() }
+        for index in 0..<5 { #expect(try reopened.data(forKey: "k\(index)") == bytes(100_000, seed: UInt8(index))) }
+    }
+
     @Test func emptyPayloadAndReplacement() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
