@@ -22,7 +22,9 @@ import Glibc
 ///   minus the bytes of live entries) exceed half of `sizeLimit`, a background compaction copies
 ///   the live entries of the mostly-dead segments forward and deletes those segments, until the
 ///   dead bytes are at most a quarter of the limit. The files therefore stay within about 1.5×
-///   the limit plus per-entry framing (header, metadata, footer) and the compaction in flight.
+///   the limit plus per-entry framing (header, metadata, footer) and the compaction in flight,
+///   plus up to 4 MB of blocks reserved ahead of the segment being appended to (given back
+///   when it fills and on close; appends into reserved blocks cost less CPU).
 /// - **Keys**: any string (slashes, `..`, empty, 10 KB); key + validators + user info together
 ///   are at most `metadataLimit` bytes (`DiskCacheError.metadataTooLarge`), a longer key is a miss.
 /// - **Age**: `data(forKey:)` returns fresh payloads only; `entry(forKey:)` also returns stale
