@@ -110,3 +110,14 @@ enum PipelinePlumbing {
         }
     }
 }
+
+/// Runs `work` on a Dispatch worker thread and waits for it without blocking a thread of the
+/// cooperative pool: the plain hop the pipeline's processing queue replaces (`runOffPool`),
+/// kept here to measure what a hop alone costs.
+private func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

@@ -46,10 +46,8 @@ struct Fetcher: Sendable {
                 image.duration = start.duration(to: .now)
                 return .success(image)
             }
-            let work = try await cpuQueue.run(priority: LoadPriority(.medium)) {
-                try await runOffCooperativePool {
-                    try Self.derive(from: container, data: data, options: options, outputStem: outputStem)
-                }
+            let work = try await cpuQueue.runOffPool(priority: LoadPriority(.medium)) {
+                try Self.derive(from: container, data: data, options: options, outputStem: outputStem)
             }
             image.colors = work.colors
             image.placeholder = work.placeholder

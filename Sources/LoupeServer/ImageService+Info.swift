@@ -22,7 +22,7 @@ extension ImageService {
         let metadata = container.metadata
         let turned = metadata.orientation.swapsDimensions
         let result = response.bitmap
-        let derived = try await runOffCooperativePool { () throws -> Derived in
+        let derived = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) { () throws -> Derived in
             // A processed result's colours from at most 256 px a side, as a source alone's
             // come from its 256 px decode: a large result costs no more to describe.
             let bitmap = processes && max(result.width, result.height) > 256 ? try Resize(maxPixelSize: 256).process(result) : result

@@ -21,7 +21,9 @@ final class ImageService: Sendable {
     let metrics: ServerMetrics
     private let results: ResultCache
     private let encodings: SingleFlightLoader<ResultJob, EncodedResult>
-    private let encodingQueue: WorkQueue
+    /// The CPU work after the pipeline (encoding a result, `/info`'s colours), on worker
+    /// threads off the cooperative pool, at most `settings.workers` at once.
+    let encodingQueue: WorkQueue
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
@@ -153,27 +155,29 @@ final class ImageService: Sendable {
         let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
         var waited = timings.total > working ? timings.total - working : .zero
         let decoded = response.bitmap
-        let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: decoded.hasTransparency)
+        // Asked once: the format choice and JPEG's flattening both need it.
+        let transparent = decoded.hasTransparency
+        let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: transparent)
         let quality = plan.options.quality ?? settings.defaultQuality
         let encodeQueued = ContinuousClock.now
-        let (result, encodeStart) = try await encodingQueue.run(priority: LoadPriority(.medium)) {
+        // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
+        // encode itself (`runOffPool`), without a round trip through the cooperative pool.
+        let (result, encodeStart) = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) {
             let encodeStart = ContinuousClock.now
-            return try await runOffCooperativePool {
-                var bitmap = decoded
-                if format == .jpeg, plan.options.background == nil, bitmap.hasTransparency {
-                    // JPEG has no alpha: flatten onto white rather than leave what lies under
-                    // transparent pixels visible.
-                    bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
-                }
-                let encoded: Data
-                switch format {
-                case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
-                case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
-                case .avif: encoded = try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
-                case .png, .gif, .heif, .jxl: encoded = try ImageEncoder().encode(bitmap, as: .png)
-                }
-                return (EncodedResult(data: encoded, format: format), encodeStart)
+            var bitmap = decoded
+            if format == .jpeg, plan.options.background == nil, transparent {
+                // JPEG has no alpha: flatten onto white rather than leave what lies under
+                // transparent pixels visible.
+                bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
             }
+            let encoded: Data
+            switch format {
+            case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
+            case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
+            case .avif: encoded = try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
+            case .png, .gif, .heif, .jxl: encoded = try ImageEncoder().encode(bitmap, as: .png)
+            }
+            return (EncodedResult(data: encoded, format: format), encodeStart)
         }
         metrics.record(stage: "encode", since: encodeStart)
         waited += encodeQueued.duration(to: encodeStart)
