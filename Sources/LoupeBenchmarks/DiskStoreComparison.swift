@@ -13,12 +13,15 @@ import Glibc
 /// - `DiskCache` itself: append-only segments with the journal as index (one `writev` per
 ///   entry, no file created; its journal record, eviction and compaction scheduling included);
 /// - the same segment format read from an mmap of the segment (`SegmentStore`, a prototype
-///   without eviction, compaction or locking), for the read path's best case.
+///   without eviction, compaction or locking), for the read path's best case;
+/// - the floor: the payload alone appended with one `pwrite` into blocks reserved ahead as
+///   `DiskCacheSegment` reserves them, no framing, checksum or journal (`BareWriteStore`); what
+///   any store that keeps 100 KB in a file pays the kernel.
 ///
 /// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a candidate too;
 /// it lost on both paths (README, benchmark table) and was removed with its dependency.
 ///
-/// They run interleaved, round by round (A B C A B C), each run in a fresh directory
+/// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
 /// (deleted only at the end); CPU is the process's user + system time (the kernel's writeback
 /// threads are not in it, for any of them). Reads: a warm entry read back repeatedly, one byte
 /// of each 4 KB page touched; the prototypes do not record the access (`DiskCache` buffers an
@@ -38,11 +41,12 @@ enum DiskStoreComparison {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-disk-stores-\(getpid())")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        print("-- disk cache write path, interleaved (A B C per round, \(rounds) rounds after a warm-up); load average \(PipelineBenchmark.loadAverage())")
+        print("-- disk cache write path, interleaved (A B C D per round, \(rounds) rounds after a warm-up); load average \(PipelineBenchmark.loadAverage())")
         let makers: [(name: String, make: (URL) throws -> any Store)] = [
             ("one file per entry (previous)", { try FilePerEntryStore(directory: $0) }),
             ("DiskCache (segments)", { try CacheStore(directory: $0) }),
             ("segments, reads from mmap", { try SegmentStore(directory: $0, readsFromMapping: true) }),
+            ("bare pwrite (the floor)", { try BareWriteStore(directory: $0) }),
         ]
         var directory = 0
         for (size, count) in [(100_000, 300), (8_000, 1_000)] {
@@ -110,6 +114,47 @@ enum DiskStoreComparison {
         func store(_ data: Data, forKey key: String) throws { try cache.store(data, forKey: key) }
         func data(forKey key: String) throws -> Data? { try cache.data(forKey: key) }
         func close() { cache.close() }
+    }
+
+    // MARK: The floor
+
+    /// Payloads appended to one file with a `pwrite` each, into blocks reserved 4 MB ahead
+    /// (`DiskCacheSegment.reserveStep`); an in-memory index of offsets; reads are one `pread`.
+    final class BareWriteStore: Store {
+        private let descriptor: Int32
+        private var end = 0
+        private var reserved = 0
+        private var index: [String: (offset: Int, count: Int)] = [:]
+
+        init(directory: URL) throws {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            descriptor = open(directory.path + "/payloads", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw BenchmarkError("open: \(errno)") }
+        }
+
+        func store(_ data: Data, forKey key: String) throws {
+            if end + data.count > reserved {
+                let target = max(end + data.count, reserved + DiskCacheSegment.reserveStep)
+                try? DiskCacheFileSystem.reserveBlocks(descriptor, offset: reserved, length: target - reserved)
+                reserved = target
+            }
+            let written = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(end)) }
+            guard written == data.count else { throw BenchmarkError("pwrite: \(errno)") }
+            index[key] = (end, data.count)
+            end += data.count
+        }
+
+        func data(forKey key: String) throws -> Data? {
+            guard let entry = index[key] else { return nil }
+            var data = Data(count: entry.count)
+            let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, entry.count, off_t(entry.offset)) }
+            guard got == entry.count else { throw BenchmarkError("pread: \(errno)") }
+            return data
+        }
+
+        func close() {
+            Glibc.close(descriptor)
+        }
     }
 
     // MARK: One file per entry

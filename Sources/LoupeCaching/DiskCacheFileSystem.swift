@@ -36,8 +36,9 @@ package enum DiskCacheFileSystem {
 
     /// Reserves disk blocks for `length` bytes at `offset` of `descriptor` without changing the
     /// file's length (Linux `fallocate` with `FALLOC_FL_KEEP_SIZE`); `errno` on failure,
-    /// `EOPNOTSUPP` where the file system or the C library cannot.
-    static func reserveBlocks(_ descriptor: Int32, offset: Int, length: Int) throws(Failure) {
+    /// `EOPNOTSUPP` where the file system or the C library cannot. Package-visible for the
+    /// floor that `LoupeBenchmarks disk-stores` measures.
+    package static func reserveBlocks(_ descriptor: Int32, offset: Int, length: Int) throws(Failure) {
         guard let fallocate = linuxFallocate else { throw Failure(errno: EOPNOTSUPP) }
         // FALLOC_FL_KEEP_SIZE from <linux/falloc.h>, part of the kernel's stable ABI.
         let keepSize: Int32 = 0x01

@@ -89,7 +89,7 @@ package final class DiskCacheSegment: Sendable {
     }
 
     /// How far ahead of an append blocks are reserved.
-    static let reserveStep = 4 << 20
+    package static let reserveStep = 4 << 20
 
     /// Where the next append starts.
     package var length: Int { tail.withLock { $0.end } }
