@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoupeCaching", targets: ["LoupeCaching"]),
         .library(name: "LoupeCodecs", targets: ["LoupeCodecs"]),
         .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
+        .library(name: "LoupeURLSessionLoading", targets: ["LoupeURLSessionLoading"]),
         .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
         .library(name: "Loupe", targets: ["Loupe"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
@@ -72,6 +73,12 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+        // URLSession's loader, apart: FoundationNetworking links libcurl and its TLS, LDAP, SSH and
+        // HTTP/2 libraries (~9 ms of start-up CPU in every process that links them, used or not).
+        .target(
+            name: "LoupeURLSessionLoading",
+            dependencies: ["LoupeLoading", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
 
         // Pipeline (ARCHITECTURE.md, layers): memory → disk → coalesced network → decode → process.
@@ -137,6 +144,7 @@ let package = Package(
             name: "LoupeBenchmarks",
             dependencies: [
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
+                "LoupeURLSessionLoading",
             ],
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
@@ -147,7 +155,10 @@ let package = Package(
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "LoupeLoading", "LoupeURLSessionLoading", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
