@@ -46,18 +46,18 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/SystemLibraries/CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS", path: "Sources/SystemLibraries/CLCMS", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
-        .systemLibrary(name: "CHEIF", path: "Sources/SystemLibraries/CHEIF", pkgConfig: "libheif",
-                       providers: [.apt(["libheif-dev"])]),
-        // libavif's and libjxl's .pc files carry -D flags SwiftPM refuses (with a warning); their
-        // headers are in /usr/include and the module maps name the libraries.
-        .systemLibrary(name: "CAVIF", path: "Sources/SystemLibraries/CAVIF", providers: [.apt(["libavif-dev"])]),
-        .systemLibrary(name: "CJXL", path: "Sources/SystemLibraries/CJXL", providers: [.apt(["libjxl-dev"])]),
-        // giflib has no .pc file, and libavif's and libjxl's are not used (above), so nothing
-        // links them unless named here.
-        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS", "CHEIF", "CAVIF", "CJXL"],
-                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]),
+        // libheif, libavif and libjxl are not linked: the shim opens them on first use
+        // (Sources/CLoupeCodecs/lazy_library.h says why) and includes their headers from
+        // /usr/include (libheif-dev, libavif-dev, libjxl-dev; Scripts/setup.sh). giflib has no
+        // .pc file, so it is named here.
+        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
+                linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
+        // decodes, and the missing-library path; deliberately not a product.
+        .executableTarget(
+            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"], swiftSettings: strict),
 
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
@@ -151,7 +151,9 @@ let package = Package(
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeCodecLibraryProbe", "LoupeTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
