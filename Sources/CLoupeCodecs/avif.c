@@ -2,6 +2,9 @@
 //
 // libavif reports errors as result codes plus a diagnostics string (no callbacks, no longjmp).
 // It leaves irot/imir to the caller: they are reported here and applied in Swift.
+//
+// libavif is not linked: every call goes through `lib`, its table from codec_libraries.h, loaded
+// on the first create or encode (lazy_library.h says why).
 #include "CLoupeCodecs.h"
 
 #include <stdio.h>

@@ -2,6 +2,9 @@
 //
 // libheif reports errors as returned structs (no callbacks, no longjmp), applies the
 // irot/imir/clap transformations while decoding, and converts YCbCr of any depth to RGBA8.
+//
+// libheif is not linked: every call goes through `lib`, its table from codec_libraries.h, loaded
+// on the first create (lazy_library.h says why).
 #include "CLoupeCodecs.h"
 
 #include <stdio.h>

@@ -5,6 +5,9 @@
 // that must not return. The header is read up to the colour encoding first, so the limits are
 // checked in Swift before the output buffer exists. Pixels come out as stored, the orientation
 // reported (as EXIF's, which JPEG XL's values are), so it is applied like every other format's.
+//
+// libjxl is not linked: every call goes through `lib`, its table from codec_libraries.h, loaded
+// on the first create (lazy_library.h says why).
 #include "CLoupeCodecs.h"
 
 #include <stdio.h>
