@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "LoupeServerTests",
             dependencies: [
-                "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
+                "Loupe", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
