@@ -14,8 +14,9 @@ void lc_lazy_library_open(lc_lazy_library *library) {
     const char *const overridden[] = {library->override, NULL};
     const char *const *candidates = library->override ? overridden : library->candidates;
     void *handle = NULL;
-    // RTLD_LOCAL: the codec's symbols (and its codecs' symbols) stay out of the global
-    // namespace, where they could otherwise satisfy some later library's lookups.
+    // RTLD_NOW: an unresolvable dependency fails here, once, not in the middle of a decode.
+    // RTLD_LOCAL: the library's symbols (and its codecs') stay out of the global namespace,
+    // where they could otherwise satisfy some later library's lookups.
     for (size_t i = 0; candidates[i] && !handle; i++) handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         // dlerror names only the last candidate tried; the first is the one that should exist.

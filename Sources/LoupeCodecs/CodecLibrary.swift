@@ -9,12 +9,11 @@ enum CodecLibrary {
     /// Loads the library `format` needs (the first call does; later ones only look), or throws
     /// ``ImageCodecError/libraryUnavailable(_:library:reason:)``.
     static func require(_ format: ImageFormat) throws {
-        guard let library = library(for: format) else { return }
+        // Without a message buffer first: every decode of the format passes here.
+        guard let library = library(for: format), lc_codec_library_load(library, nil) != LC_OK else { return }
         var message = CMessage()
-        let status = message.withPointer { lc_codec_library_load(library, $0) }
-        guard status == LC_OK else {
-            throw ImageCodecError.libraryUnavailable(format, library: String(cString: lc_codec_library_name(library)), reason: message.text)
-        }
+        _ = message.withPointer { lc_codec_library_load(library, $0) }
+        throw ImageCodecError.libraryUnavailable(format, library: String(cString: lc_codec_library_name(library)), reason: message.text)
     }
 
     /// The lazily loaded library behind `format`; `nil` for the linked ones.

@@ -190,7 +190,8 @@ typedef enum {
 } lc_codec_library;
 
 /// Loads the library on the first call, once per process whatever the outcome (thread-safe).
-/// LC_OK when usable; else LC_ERROR with the reason, naming the library, in `message`.
+/// LC_OK when usable; else LC_ERROR with the reason, naming the library, in `message` (when not
+/// NULL).
 int lc_codec_library_load(lc_codec_library library, char *message);
 /// The file name the library is loaded by (its SONAME, e.g. "libheif.so.1").
 const char *lc_codec_library_name(lc_codec_library library);
