@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoupeCaching", targets: ["LoupeCaching"]),
         .library(name: "LoupeCodecs", targets: ["LoupeCodecs"]),
         .library(name: "LoupeLoading", targets: ["LoupeLoading"]),
+        .library(name: "LoupeURLSessionLoading", targets: ["LoupeURLSessionLoading"]),
         .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
         .library(name: "Loupe", targets: ["Loupe"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
@@ -45,18 +46,18 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/SystemLibraries/CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS", path: "Sources/SystemLibraries/CLCMS", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
-        .systemLibrary(name: "CHEIF", path: "Sources/SystemLibraries/CHEIF", pkgConfig: "libheif",
-                       providers: [.apt(["libheif-dev"])]),
-        // libavif's and libjxl's .pc files carry -D flags SwiftPM refuses (with a warning); their
-        // headers are in /usr/include and the module maps name the libraries.
-        .systemLibrary(name: "CAVIF", path: "Sources/SystemLibraries/CAVIF", providers: [.apt(["libavif-dev"])]),
-        .systemLibrary(name: "CJXL", path: "Sources/SystemLibraries/CJXL", providers: [.apt(["libjxl-dev"])]),
-        // giflib has no .pc file, and libavif's and libjxl's are not used (above), so nothing
-        // links them unless named here.
-        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS", "CHEIF", "CAVIF", "CJXL"],
-                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]),
+        // libheif, libavif and libjxl are not linked: the shim opens them on first use
+        // (Sources/CLoupeCodecs/lazy_library.h says why) and includes their headers from
+        // /usr/include (libheif-dev, libavif-dev, libjxl-dev; Scripts/setup.sh). giflib has no
+        // .pc file, so it is named here.
+        .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
+                linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
+        // decodes, and the missing-library path; deliberately not a product.
+        .executableTarget(
+            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"], swiftSettings: strict),
 
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
@@ -72,6 +73,12 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+        // URLSession's loader, apart: FoundationNetworking links libcurl and its TLS, LDAP, SSH and
+        // HTTP/2 libraries (~9 ms of start-up CPU in every process that links them, used or not).
+        .target(
+            name: "LoupeURLSessionLoading",
+            dependencies: ["LoupeLoading", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict),
 
         // Pipeline (ARCHITECTURE.md, layers): memory → disk → coalesced network → decode → process.
@@ -137,17 +144,23 @@ let package = Package(
             name: "LoupeBenchmarks",
             dependencies: [
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
+                "LoupeURLSessionLoading",
             ],
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
         .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LoupeCodecsTests", dependencies: ["LoupeCodecs", "CLCMS", "LoupeCodecLibraryProbe", "LoupeTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "LoupeProcessingTests", dependencies: ["LoupeProcessing", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LoupeLoadingTests",
-            dependencies: ["LoupeLoading", "LoupeOrigin", "LoupeTestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "LoupeLoading", "LoupeURLSessionLoading", "LoupeOrigin", "LoupeTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LoupeTests",
@@ -167,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "LoupeServerTests",
             dependencies: [
-                "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
+                "Loupe", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

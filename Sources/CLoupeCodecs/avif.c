@@ -2,30 +2,37 @@
 //
 // libavif reports errors as result codes plus a diagnostics string (no callbacks, no longjmp).
 // It leaves irot/imir to the caller: they are reported here and applied in Swift.
+//
+// libavif is not linked: every call goes through `lib`, its table from codec_libraries.h, loaded
+// on the first create or encode (lazy_library.h says why).
 #include "CLoupeCodecs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <avif/avif.h>
+#include "codec_libraries.h"
 
 struct lc_avif {
+    const lc_avif_functions *lib;
     avifDecoder *decoder;
 };
 
-static void report(avifResult result, const avifDiagnostics *diag, char *message) {
+static void report(const lc_avif_functions *lib, avifResult result, const avifDiagnostics *diag, char *message) {
     if (diag && diag->error[0]) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "%s: %s", avifResultToString(result), diag->error);
+        snprintf(message, LC_MESSAGE_CAPACITY, "%s: %s", lib->avifResultToString(result), diag->error);
     } else {
-        snprintf(message, LC_MESSAGE_CAPACITY, "%s", avifResultToString(result));
+        snprintf(message, LC_MESSAGE_CAPACITY, "%s", lib->avifResultToString(result));
     }
 }
 
 lc_avif *lc_avif_create(const uint8_t *data, size_t size, uint32_t max_pixels, uint32_t max_frames, lc_avif_info *info, char *message) {
     memset(info, 0, sizeof *info);
+    const lc_avif_functions *lib = lc_avif_functions_load(message);
+    if (!lib) return NULL;
     lc_avif *self = calloc(1, sizeof *self);
-    if (!self || !(self->decoder = avifDecoderCreate())) {
+    if (self) self->lib = lib;
+    if (!self || !(self->decoder = lib->avifDecoderCreate())) {
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         lc_avif_destroy(self);
         return NULL;
@@ -37,10 +44,10 @@ lc_avif *lc_avif_create(const uint8_t *data, size_t size, uint32_t max_pixels, u
     // reported here) are checked again in Swift with their own typed errors.
     if (max_pixels > 0) decoder->imageSizeLimit = max_pixels;
     if (max_frames > 0) decoder->imageCountLimit = max_frames;
-    avifResult result = avifDecoderSetIOMemory(decoder, data, size);
-    if (result == AVIF_RESULT_OK) result = avifDecoderParse(decoder);
+    avifResult result = lib->avifDecoderSetIOMemory(decoder, data, size);
+    if (result == AVIF_RESULT_OK) result = lib->avifDecoderParse(decoder);
     if (result != AVIF_RESULT_OK) {
-        report(result, &decoder->diag, message);
+        report(lib, result, &decoder->diag, message);
         lc_avif_destroy(self);
         return NULL;
     }
@@ -67,21 +74,22 @@ lc_avif *lc_avif_create(const uint8_t *data, size_t size, uint32_t max_pixels, u
 }
 
 int lc_avif_decode(lc_avif *self, uint8_t *out, size_t stride, char *message) {
+    const lc_avif_functions *lib = self->lib;
     avifDecoder *decoder = self->decoder;
-    avifResult result = avifDecoderNextImage(decoder);
+    avifResult result = lib->avifDecoderNextImage(decoder);
     if (result != AVIF_RESULT_OK) {
-        report(result, &decoder->diag, message);
+        report(lib, result, &decoder->diag, message);
         return LC_ERROR;
     }
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, decoder->image);
+    lib->avifRGBImageSetDefaults(&rgb, decoder->image);
     rgb.format = AVIF_RGB_FORMAT_RGBA;
     rgb.depth = 8;  // 10- and 12-bit images are rounded down to 8 bits here
     rgb.pixels = out;
     rgb.rowBytes = (uint32_t)stride;
-    result = avifImageYUVToRGB(decoder->image, &rgb);
+    result = lib->avifImageYUVToRGB(decoder->image, &rgb);
     if (result != AVIF_RESULT_OK) {
-        report(result, NULL, message);
+        report(lib, result, NULL, message);
         return LC_ERROR;
     }
     if (!decoder->alphaPresent) {
@@ -96,18 +104,21 @@ int lc_avif_decode(lc_avif *self, uint8_t *out, size_t stride, char *message) {
 
 void lc_avif_destroy(lc_avif *self) {
     if (!self) return;
-    if (self->decoder) avifDecoderDestroy(self->decoder);
+    const lc_avif_functions *lib = self->lib;
+    if (self->decoder) lib->avifDecoderDestroy(self->decoder);
     free(self);
 }
 
 int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
                    int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message) {
+    const lc_avif_functions *lib = lc_avif_functions_load(message);
+    if (!lib) return LC_ERROR;
     int status = LC_ERROR;
     avifRWData output = AVIF_DATA_EMPTY;
     avifEncoder *encoder = NULL;
     // 4:2:0, 8 bits, BT.601 matrix and sRGB's primaries and transfer (CICP 1/13/6), as
     // avifenc writes an sRGB photo by default.
-    avifImage *image = avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420);
+    avifImage *image = lib->avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420);
     if (!image) {
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         return LC_ERROR;
@@ -116,20 +127,20 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     image->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
     image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
     image->yuvRange = AVIF_RANGE_FULL;
-    if (icc && icc_size > 0) avifImageSetProfileICC(image, icc, icc_size);
+    if (icc && icc_size > 0) lib->avifImageSetProfileICC(image, icc, icc_size);
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, image);
+    lib->avifRGBImageSetDefaults(&rgb, image);
     rgb.format = AVIF_RGB_FORMAT_RGBA;
     rgb.depth = 8;
     rgb.ignoreAlpha = has_alpha ? AVIF_FALSE : AVIF_TRUE;
     rgb.pixels = (uint8_t *)rgba;  // read only: avifImageRGBToYUV does not write to it
     rgb.rowBytes = (uint32_t)stride;
-    avifResult result = avifImageRGBToYUV(image, &rgb);
+    avifResult result = lib->avifImageRGBToYUV(image, &rgb);
     if (result != AVIF_RESULT_OK) {
-        report(result, NULL, message);
+        report(lib, result, NULL, message);
         goto done;
     }
-    encoder = avifEncoderCreate();
+    encoder = lib->avifEncoderCreate();
     if (!encoder) {
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         goto done;
@@ -142,9 +153,9 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     encoder->maxQuantizer = quantizer;
     encoder->minQuantizerAlpha = quantizer;
     encoder->maxQuantizerAlpha = quantizer;
-    result = avifEncoderWrite(encoder, image, &output);
+    result = lib->avifEncoderWrite(encoder, image, &output);
     if (result != AVIF_RESULT_OK) {
-        report(result, &encoder->diag, message);
+        report(lib, result, &encoder->diag, message);
         goto done;
     }
     // The caller frees with lc_free: hand over a malloc'd copy, not libavif's allocation.
@@ -157,8 +168,8 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     *out_size = output.size;
     status = LC_OK;
 done:
-    avifRWDataFree(&output);
-    if (encoder) avifEncoderDestroy(encoder);
-    avifImageDestroy(image);
+    lib->avifRWDataFree(&output);
+    if (encoder) lib->avifEncoderDestroy(encoder);
+    lib->avifImageDestroy(image);
     return status;
 }

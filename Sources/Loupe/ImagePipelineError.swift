@@ -36,7 +36,7 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
         case .decodingFailed(let error):
             switch error as? ImageCodecError {
             case .pixelLimitExceeded, .frameLimitExceeded, .totalPixelLimitExceeded: "limitExceeded"
-            case .unrecognizedFormat: "unsupportedFormat"
+            case .unrecognizedFormat, .libraryUnavailable: "unsupportedFormat"
             default: "decoding"
             }
         case .processingFailed: "processing"

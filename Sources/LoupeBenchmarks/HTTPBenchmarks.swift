@@ -1,6 +1,7 @@
 import Foundation
 import LoupeLoading
 import LoupeTestSupport
+import LoupeURLSessionLoading
 
 /// AsyncHTTPClient against URLSession on loopback nginx: requests per second and the client's
 /// CPU time per request, at concurrency 1 and 32. Decides the default HTTP loader.

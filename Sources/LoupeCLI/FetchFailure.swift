@@ -87,6 +87,8 @@ struct FetchFailure: Error, Sendable, Equatable {
         switch error {
         case ImageCodecError.unrecognizedFormat:
             self.init(kind: .unsupportedFormat, message: "not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
+        case ImageCodecError.libraryUnavailable:
+            self.init(kind: .unsupportedFormat, message: message)
         case ImageCodecError.pixelLimitExceeded, ImageCodecError.frameLimitExceeded, ImageCodecError.totalPixelLimitExceeded:
             self.init(kind: .limitExceeded, message: message)
         case ProcessingError.invalidSize:

@@ -34,6 +34,7 @@ public struct AVIFDecoder: ImageDecoding {
     private func withContainer<T>(_ raw: UnsafeRawBufferPointer,
                                   _ body: (OpaquePointer, ImageMetadata, lc_avif_info) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.avif, message: "empty data") }
+        try CodecLibrary.require(.avif)
         var info = lc_avif_info()
         var message = CMessage()
         // libavif's own limits (its defaults: 16384² pixels, 2¹⁴ frames) are enforced while

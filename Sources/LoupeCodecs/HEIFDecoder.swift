@@ -53,6 +53,7 @@ public struct HEIFDecoder: ImageDecoding {
     private func withContainer<T>(_ raw: UnsafeRawBufferPointer, limits: DecodingLimits,
                                   _ body: (OpaquePointer, ImageMetadata, lc_heif_info) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.heif, message: "empty data") }
+        try CodecLibrary.require(.heif)
         var info = lc_heif_info()
         var message = CMessage()
         // No side can exceed the pixel limit (nor libheif's default of 32768); libheif refuses

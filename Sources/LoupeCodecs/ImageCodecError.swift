@@ -16,6 +16,11 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidBitmap(String)
     /// The C library failed to encode; `message` is the library's own text.
     case encodingFailed(ImageFormat, message: String)
+    /// The format's C library (libheif, libavif or libjxl: loaded on first use, not linked)
+    /// cannot be loaded: not installed, or older than Loupe was built for. `library` is the file
+    /// name looked for (e.g. "libheif.so.1"); `reason` is the loader's own text. The format is
+    /// unsupported in this process; every other format still works.
+    case libraryUnavailable(ImageFormat, library: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +34,7 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
         case let .corrupt(format, message): "corrupt \(format) data: \(message)"
         case let .invalidBitmap(message): "invalid bitmap: \(message)"
         case let .encodingFailed(format, message): "\(format) encoding failed: \(message)"
+        case let .libraryUnavailable(format, _, reason): "\(format) is unavailable: \(reason)"
         }
     }
 }

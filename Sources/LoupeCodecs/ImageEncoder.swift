@@ -83,6 +83,7 @@ public struct ImageEncoder: Sendable {
                 case let .avif(quality, speed):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("AVIF quality \(quality) is outside 0...100") }
                     guard (0...10).contains(speed) else { throw ImageCodecError.invalidBitmap("AVIF speed \(speed) is outside 0...10") }
+                    try CodecLibrary.require(.avif)
                     let icc = [UInt8](profile ?? Data())
                     return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
                                           icc, icc.count, &output, &size, text)

@@ -35,6 +35,7 @@ public struct JXLDecoder: ImageDecoding {
 
     private func withHeader<T>(_ raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, ImageMetadata, lc_jxl_info) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.jxl, message: "empty data") }
+        try CodecLibrary.require(.jxl)
         var info = lc_jxl_info()
         var message = CMessage()
         let created = message.withPointer { lc_jxl_create(base.assumingMemoryBound(to: UInt8.self), raw.count, &info, $0) }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Parses the `Retry-After` header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
-enum RetryAfter {
+package enum RetryAfter {
     /// The delay the header asks for, in seconds from `now`; `nil` when it is neither form.
-    static func seconds(_ value: String) -> Double? {
+    package static func seconds(_ value: String) -> Double? {
         seconds(value, now: Date())
     }
 

@@ -4,8 +4,9 @@
 /// Both HTTP clients were measured to ignore a total limit once the body streams: against nginx
 /// dripping 100 KB at 4 KB/s, AsyncHTTPClient's request deadline and URLSession's
 /// `timeoutIntervalForResource` each let a 1.5 s limit run 24 s. So the limit is enforced here,
-/// above the client, the same way for every loader.
-func withTotalTimeout<Value: Sendable>(
+/// above the client, the same way for every loader (`package`: LoupeURLSessionLoading's loader
+/// uses it too).
+package func withTotalTimeout<Value: Sendable>(
     _ limit: Duration,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {

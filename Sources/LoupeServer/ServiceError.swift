@@ -85,6 +85,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     private static func decoding(_ error: any Error) -> ServiceError {
         switch error as? ImageCodecError {
         case .unrecognizedFormat?: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP or GIF image")
+        case .libraryUnavailable?: return ServiceError(415, "unsupportedFormat", "the source's format cannot be decoded here: \(error)")
         case .pixelLimitExceeded?, .frameLimitExceeded?, .totalPixelLimitExceeded?:
             return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(error)")
         default: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(error)")

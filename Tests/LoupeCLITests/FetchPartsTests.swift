@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCodecs
 import Testing
 @testable import LoupeCLI
 
@@ -14,6 +15,14 @@ import Testing
         #expect(object.serialized == #"{"text":"quote \" backslash \\ newline \n tab \t bell \u0007 é ✓","list":["a","b\"c"],"none":null}"#)
         let decoded = try? JSONSerialization.jsonObject(with: Data(object.serialized.utf8)) as? [String: Any]
         #expect(decoded?["text"] as? String == "quote \" backslash \\ newline \n tab \t bell \u{07} é ✓")
+    }
+
+    /// libheif, libavif and libjxl are loaded on first use: without one, its format is reported
+    /// like any other Loupe cannot read, naming the library.
+    @Test func aMissingCodecLibraryIsAnUnsupportedFormat() {
+        let failure = FetchFailure(ImageCodecError.libraryUnavailable(.avif, library: "libavif.so.15", reason: "libavif.so.15 cannot be loaded (not found)"))
+        #expect(failure.kind == .unsupportedFormat)
+        #expect(failure.message.contains("libavif.so.15"))
     }
 
     @Test func sourcesAreURLsOrPaths() throws {

@@ -4,6 +4,7 @@ import LoupeTestSupport
 import Foundation
 import Testing
 @testable import LoupeLoading
+import LoupeURLSessionLoading
 
 /// Which HTTP loader a parameterized test runs against: every test runs against both.
 enum LoaderKind: String, CaseIterable, Sendable, CustomStringConvertible {

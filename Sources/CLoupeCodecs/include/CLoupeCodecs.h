@@ -175,6 +175,31 @@ typedef struct {
     int transfer;
 } lc_cicp;
 
+// MARK: - Codec libraries loaded on first use (libheif, libavif, libjxl)
+
+// These three are opened with dlopen the first time their format is decoded or encoded, not
+// linked: with the codecs they bring, they cost every process ~8 ms of start-up CPU, and a
+// deployment may leave them out. The lc_heif_*, lc_avif_* and lc_jxl_* functions load their
+// library themselves and fail with its reason when it cannot be loaded; lc_codec_library_load
+// tells that case apart beforehand.
+
+typedef enum {
+    LC_LIBRARY_HEIF = 0,
+    LC_LIBRARY_AVIF = 1,
+    LC_LIBRARY_JXL = 2,
+} lc_codec_library;
+
+/// Loads the library on the first call, once per process whatever the outcome (thread-safe).
+/// LC_OK when usable; else LC_ERROR with the reason, naming the library, in `message` (when not
+/// NULL).
+int lc_codec_library_load(lc_codec_library library, char *message);
+/// The file name the library is loaded by (its SONAME, e.g. "libheif.so.1").
+const char *lc_codec_library_name(lc_codec_library library);
+/// Tests only: loads the library from `file_name` alone instead (copied). Takes effect only
+/// when called before the library's first load, in a process where nothing else loads it
+/// concurrently; returns LC_ERROR when the load has already been attempted.
+int lc_codec_library_override_for_testing(lc_codec_library library, const char *file_name);
+
 // MARK: - HEIF (libheif)
 
 typedef struct lc_heif lc_heif;

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LoupeLoading
 import NIOConcurrencyHelpers
 
 /// Loads `http` and `https` URLs with Foundation's `URLSession` (libcurl on Linux).
@@ -10,6 +11,10 @@ import NIOConcurrencyHelpers
 /// (proxies, credentials). It runs its own delegate so the size limit and the redirect limit stop
 /// a transfer as soon as they are crossed, not after the whole body has arrived. It never uses
 /// `URLCache`: caching is the disk cache's job, with the server's validators.
+///
+/// In a module of its own because FoundationNetworking brings libcurl and its TLS, LDAP, SSH and
+/// HTTP/2 libraries with it: linked into LoupeLoading, every process using Loupe (`loupe` itself,
+/// each test bundle) paid ~9 ms more start-up CPU to map and relocate them, used or not.
 public final class URLSessionDataLoader: DataLoading {
     /// The checks applied to every load.
     public let limits: HTTPLoadingLimits

@@ -1,0 +1,84 @@
+// The functions heif.c, avif.c and jxl.c call in libheif, libavif and libjxl, as tables filled
+// on first use (lazy_library.h says why they are not linked). Each list is the single place a
+// function is named: a call through the table to a function missing from its list does not
+// compile. Internal to CLoupeCodecs (not in include/).
+#ifndef LC_CODEC_LIBRARIES_H
+#define LC_CODEC_LIBRARIES_H
+
+#include <avif/avif.h>
+#include <jxl/decode.h>
+#include <libheif/heif.h>
+
+#include "lazy_library.h"
+
+#define LC_HEIF_FUNCTIONS(X)                          \
+    X(heif_context_alloc)                             \
+    X(heif_context_free)                              \
+    X(heif_context_set_maximum_image_size_limit)      \
+    X(heif_context_read_from_memory_without_copy)     \
+    X(heif_context_get_primary_image_handle)          \
+    X(heif_context_get_number_of_top_level_images)    \
+    X(heif_image_handle_get_width)                    \
+    X(heif_image_handle_get_height)                   \
+    X(heif_image_handle_has_alpha_channel)            \
+    X(heif_image_handle_get_luma_bits_per_pixel)      \
+    X(heif_image_handle_get_color_profile_type)       \
+    X(heif_image_handle_get_raw_color_profile_size)   \
+    X(heif_image_handle_get_raw_color_profile)        \
+    X(heif_image_handle_get_nclx_color_profile)       \
+    X(heif_nclx_color_profile_free)                   \
+    X(heif_image_handle_get_number_of_thumbnails)     \
+    X(heif_image_handle_get_list_of_thumbnail_IDs)    \
+    X(heif_image_handle_get_thumbnail)                \
+    X(heif_image_handle_release)                      \
+    X(heif_decoding_options_alloc)                    \
+    X(heif_decoding_options_free)                     \
+    X(heif_decode_image)                              \
+    X(heif_image_get_plane_readonly)                  \
+    X(heif_image_get_width)                           \
+    X(heif_image_get_height)                          \
+    X(heif_image_release)
+
+#define LC_AVIF_FUNCTIONS(X)      \
+    X(avifResultToString)         \
+    X(avifDecoderCreate)          \
+    X(avifDecoderSetIOMemory)     \
+    X(avifDecoderParse)           \
+    X(avifDecoderNextImage)       \
+    X(avifDecoderDestroy)         \
+    X(avifRGBImageSetDefaults)    \
+    X(avifImageYUVToRGB)          \
+    X(avifImageRGBToYUV)          \
+    X(avifImageCreate)            \
+    X(avifImageSetProfileICC)     \
+    X(avifImageDestroy)           \
+    X(avifEncoderCreate)          \
+    X(avifEncoderWrite)           \
+    X(avifEncoderDestroy)         \
+    X(avifRWDataFree)
+
+#define LC_JXL_FUNCTIONS(X)             \
+    X(JxlDecoderCreate)                 \
+    X(JxlDecoderSubscribeEvents)        \
+    X(JxlDecoderSetKeepOrientation)     \
+    X(JxlDecoderSetInput)               \
+    X(JxlDecoderCloseInput)             \
+    X(JxlDecoderProcessInput)           \
+    X(JxlDecoderGetBasicInfo)           \
+    X(JxlDecoderGetICCProfileSize)      \
+    X(JxlDecoderGetColorAsICCProfile)   \
+    X(JxlDecoderImageOutBufferSize)     \
+    X(JxlDecoderSetImageOutBuffer)      \
+    X(JxlDecoderDestroy)
+
+typedef struct { LC_HEIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_heif_functions;
+typedef struct { LC_AVIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_avif_functions;
+typedef struct { LC_JXL_FUNCTIONS(LC_LAZY_MEMBER) } lc_jxl_functions;
+
+/// The library's table, loading it on the first call (thread-safe); NULL when it cannot be
+/// loaded, with the reason, naming the library, in `message`.
+const lc_heif_functions *lc_heif_functions_load(char *message);
+const lc_avif_functions *lc_avif_functions_load(char *message);
+const lc_jxl_functions *lc_jxl_functions_load(char *message);
+
+#endif

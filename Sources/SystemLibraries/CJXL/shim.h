@@ -1,1 +1,0 @@
-#include <jxl/decode.h>
