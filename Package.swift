@@ -52,9 +52,10 @@ let package = Package(
         .systemLibrary(name: "CAVIF", path: "Sources/SystemLibraries/CAVIF", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CJXL", path: "Sources/SystemLibraries/CJXL", providers: [.apt(["libjxl-dev"])]),
         // giflib has no .pc file, and libavif's and libjxl's are not used (above), so nothing
-        // links them unless named here.
+        // links them unless named here; nor libdeflate (the PNG fast path's inflater, used from
+        // the shim's C only: its header is in /usr/include).
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS", "CHEIF", "CAVIF", "CJXL"],
-                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl")]),
+                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("avif"), .linkedLibrary("jxl"), .linkedLibrary("deflate")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
 
