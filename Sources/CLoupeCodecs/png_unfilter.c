@@ -53,6 +53,32 @@ static void unfilter_paeth_scalar(uint8_t *restrict row, const uint8_t *restrict
     }
 }
 
+// One-byte pixels (grey, palette) are the serial case: each byte needs the one just decoded.
+// Keeping it in a register, not reloading it from the row just stored, takes the store-to-load
+// round trip off that chain.
+static void unfilter_sub_1(uint8_t *row, size_t rowbytes) {
+    uint8_t left = 0;
+    for (size_t i = 0; i < rowbytes; i++) row[i] = left = (uint8_t)(row[i] + left);
+}
+
+static void unfilter_average_1(uint8_t *restrict row, const uint8_t *restrict previous, size_t rowbytes) {
+    unsigned left = 0;
+    for (size_t i = 0; i < rowbytes; i++) {
+        left = (uint8_t)(row[i] + ((left + previous[i]) >> 1));
+        row[i] = (uint8_t)left;
+    }
+}
+
+static void unfilter_paeth_1(uint8_t *restrict row, const uint8_t *restrict previous, size_t rowbytes) {
+    int left = 0, upper_left = 0;
+    for (size_t i = 0; i < rowbytes; i++) {
+        int above = previous[i];
+        left = (uint8_t)(row[i] + paeth_predictor(left, above, upper_left));
+        row[i] = (uint8_t)left;
+        upper_left = above;
+    }
+}
+
 #if defined(__SSE2__)
 // One pixel (3 or 4 bytes) in the low lanes of a register; memcpy keeps the loads and stores
 // within the row (no reading past a 3-byte pixel) and free of alignment assumptions.
@@ -93,26 +119,30 @@ static inline __m128i select_si128(__m128i mask, __m128i if_set, __m128i otherwi
     return _mm_or_si128(_mm_and_si128(mask, if_set), _mm_andnot_si128(mask, otherwise));
 }
 
-// SSE2 has no 16-bit absolute value (SSSE3 does); max(x, -x) is exact for these ranges.
-static inline __m128i abs_epi16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
-
 static inline __attribute__((always_inline)) void unfilter_paeth_sse2(uint8_t *restrict row,
                                                                         const uint8_t *restrict previous,
                                                                         size_t rowbytes, unsigned bpp) {
-    // a, b, c widened to 16 bits: a + b - 2c needs the range.
+    // In 16-bit lanes (a + b - 2c needs the range). Only a, the pixel just decoded, is on the
+    // serial chain, so the work is arranged to keep that chain short: |x| is max(x, -x) with
+    // both signs computed side by side (SSE2 has no 16-bit abs), what depends only on b and c
+    // is done off the chain, and the sum stays widened (masked to a byte) for the next pixel.
     const __m128i zero = _mm_setzero_si128();
+    const __m128i low_byte = _mm_set1_epi16(0xff);
     __m128i a = zero, c = zero;
     for (size_t i = 0; i + bpp <= rowbytes; i += bpp) {
         __m128i b = _mm_unpacklo_epi8(load_pixel(previous + i, bpp), zero);
-        __m128i b_minus_c = _mm_sub_epi16(b, c), a_minus_c = _mm_sub_epi16(a, c);
-        __m128i pa = abs_epi16(b_minus_c), pb = abs_epi16(a_minus_c);
-        __m128i pc = abs_epi16(_mm_add_epi16(b_minus_c, a_minus_c));
-        __m128i smallest = _mm_min_epi16(pc, _mm_min_epi16(pa, pb));
-        __m128i nearest = select_si128(_mm_cmpeq_epi16(pb, smallest), b, c);
-        nearest = select_si128(_mm_cmpeq_epi16(pa, smallest), a, nearest);
-        __m128i decoded = _mm_add_epi8(load_pixel(row + i, bpp), _mm_packus_epi16(nearest, nearest));
-        store_pixel(row + i, decoded, bpp);
-        a = _mm_unpacklo_epi8(decoded, zero);
+        __m128i x = _mm_unpacklo_epi8(load_pixel(row + i, bpp), zero);
+        __m128i b_minus_c = _mm_sub_epi16(b, c), c_minus_b = _mm_sub_epi16(c, b);
+        __m128i pa = _mm_max_epi16(b_minus_c, c_minus_b);
+        __m128i a_minus_c = _mm_sub_epi16(a, c), c_minus_a = _mm_sub_epi16(c, a);
+        __m128i pb = _mm_max_epi16(a_minus_c, c_minus_a);
+        __m128i pc = _mm_max_epi16(_mm_add_epi16(b_minus_c, a_minus_c), _mm_add_epi16(c_minus_b, c_minus_a));
+        // The spec's order: a unless pa > pb or pa > pc; then b unless pb > pc; then c.
+        __m128i not_a = _mm_cmpgt_epi16(pa, _mm_min_epi16(pb, pc));
+        __m128i b_or_c = select_si128(_mm_cmpgt_epi16(pb, pc), c, b);
+        __m128i predicted = select_si128(not_a, b_or_c, a);
+        a = _mm_and_si128(_mm_add_epi16(x, predicted), low_byte);
+        store_pixel(row + i, _mm_packus_epi16(a, a), bpp);
         c = b;
     }
 }
@@ -130,6 +160,7 @@ int lc_png_unfilter_row(uint8_t filter, uint8_t *row, const uint8_t *previous, s
         if (bpp == 4) { unfilter_sub_sse2(row, rowbytes, 4); return 1; }
         if (bpp == 3) { unfilter_sub_sse2(row, rowbytes, 3); return 1; }
 #endif
+        if (bpp == 1) { unfilter_sub_1(row, rowbytes); return 1; }
         unfilter_sub_scalar(row, rowbytes, bpp);
         return 1;
     case filter_average:
@@ -137,6 +168,7 @@ int lc_png_unfilter_row(uint8_t filter, uint8_t *row, const uint8_t *previous, s
         if (bpp == 4) { unfilter_average_sse2(row, previous, rowbytes, 4); return 1; }
         if (bpp == 3) { unfilter_average_sse2(row, previous, rowbytes, 3); return 1; }
 #endif
+        if (bpp == 1) { unfilter_average_1(row, previous, rowbytes); return 1; }
         unfilter_average_scalar(row, previous, rowbytes, bpp);
         return 1;
     case filter_paeth:
@@ -144,6 +176,7 @@ int lc_png_unfilter_row(uint8_t filter, uint8_t *row, const uint8_t *previous, s
         if (bpp == 4) { unfilter_paeth_sse2(row, previous, rowbytes, 4); return 1; }
         if (bpp == 3) { unfilter_paeth_sse2(row, previous, rowbytes, 3); return 1; }
 #endif
+        if (bpp == 1) { unfilter_paeth_1(row, previous, rowbytes); return 1; }
         unfilter_paeth_scalar(row, previous, rowbytes, bpp);
         return 1;
     default:

@@ -82,13 +82,15 @@ import Testing
         #expect(fast == libpng, "\(path): fast \(fast), libpng \(libpng)")
     }
 
-    /// The photographs the benchmark decodes are all 8-bit and non-interlaced: every one must
-    /// go through the fast path, or the comparisons above could pass by always falling back.
+    /// The photographs the benchmark decodes are 8-bit and non-interlaced but one (16-bit): every
+    /// other must go through the fast path, or the comparisons above could pass by always
+    /// falling back.
     @Test func theCorpusPhotographsTakeTheFastPath() throws {
         let photographs = try Corpus.files(in: "skimage", suffixes: [".png"])
         #expect(photographs.count >= 20)
         for path in photographs {
-            #expect(Self.decode(try Corpus.data(path), allowingFastPath: true).usedFastPath, "\(path)")
+            let sixteenBit = path == "skimage/chessboard_RGB.png"
+            #expect(Self.decode(try Corpus.data(path), allowingFastPath: true).usedFastPath == !sixteenBit, "\(path)")
         }
         let taken = try Self.corpusPNGs.filter { Self.decode(try Corpus.data($0), allowingFastPath: true).usedFastPath }
         #expect(taken.count >= 100, "\(taken.count) of \(Self.corpusPNGs.count) corpus PNGs took the fast path")
