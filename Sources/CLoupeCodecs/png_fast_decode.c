@@ -10,6 +10,11 @@
 // the IDAT data and yields exactly the rows' bytes, every filter type valid. Anything else
 // returns 0 before `out` is touched, and libpng decodes the file from where it stood, so every
 // error, warning and partial-data behaviour stays libpng's own.
+//
+// One difference is left standing: libdeflate accepts two malformed Huffman code layouts that
+// zlib rejects (an empty distance code that a match then uses, read as distance 1; a code-length
+// code with a single codeword). No encoder writes them; on such a file this path returns pixels
+// where libpng reports an error. Telling them apart would mean decoding the stream twice.
 #include "png_fast_decode.h"
 
 #include "png_unfilter.h"
