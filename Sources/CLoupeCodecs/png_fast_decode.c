@@ -11,10 +11,13 @@
 // returns 0 before `out` is touched, and libpng decodes the file from where it stood, so every
 // error, warning and partial-data behaviour stays libpng's own.
 //
-// One difference is left standing: libdeflate accepts two malformed Huffman code layouts that
-// zlib rejects (an empty distance code that a match then uses, read as distance 1; a code-length
-// code with a single codeword). No encoder writes them; on such a file this path returns pixels
-// where libpng reports an error. Telling them apart would mean decoding the stream twice.
+// One difference is left standing: libdeflate decodes some malformed deflate streams that
+// zlib rejects. From its source: an empty distance code that a match then uses (read as
+// distance 1), a one-codeword code-length code, the unused codeword of a one-codeword code;
+// and a fuzzer found a stream zlib stops with "invalid literal/length code" that libdeflate
+// decodes (PNGFastPathTests.knownDifferenceAStreamZlibRejectsAndLibdeflateDecodes). No
+// encoder writes these; on such a file this path returns pixels where libpng reports an error.
+// Telling them apart would mean inflating twice, or with zlib, which is what this path saves.
 #include "png_fast_decode.h"
 
 #include "png_unfilter.h"
