@@ -14,9 +14,10 @@
 // One difference is left standing: libdeflate decodes some malformed deflate streams that
 // zlib rejects. From its source: an empty distance code that a match then uses (read as
 // distance 1), a one-codeword code-length code, the unused codeword of a one-codeword code;
-// and a fuzzer found a stream zlib stops with "invalid literal/length code" that libdeflate
-// decodes (PNGFastPathTests.knownDifferenceAStreamZlibRejectsAndLibdeflateDecodes). No
-// encoder writes these; on such a file this path returns pixels where libpng reports an error.
+// and a differential fuzzer hit, often, fixed-Huffman blocks that zlib stops with "invalid
+// literal/length code" (in a fixed block only the reserved symbols 286 and 287 give that) and
+// libdeflate decodes (PNGFastPathTests.knownDifferenceAStreamZlibRejectsAndLibdeflateDecodes).
+// No encoder writes these; on such a file this path returns pixels where libpng reports an error.
 // Telling them apart would mean inflating twice, or with zlib, which is what this path saves.
 #include "png_fast_decode.h"
 
