@@ -49,9 +49,10 @@ let package = Package(
         // libheif, libavif and libjxl are not linked: the shim opens them on first use
         // (Sources/CLoupeCodecs/lazy_library.h says why) and includes their headers from
         // /usr/include (libheif-dev, libavif-dev, libjxl-dev; Scripts/setup.sh). giflib has no
-        // .pc file, so it is named here.
+        // .pc file, so it is named here; so is libdeflate (the PNG fast path's inflater, used
+        // from the shim's C only, its header in /usr/include).
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
-                linkerSettings: [.linkedLibrary("gif")]),
+                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
         // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and

@@ -1,6 +1,7 @@
 // libpng decode/encode with setjmp-based error recovery (see CLoupeCodecs.h).
 #include "CLoupeCodecs.h"
 #include "encoder_setup.h"
+#include "png_fast_decode.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@ struct lc_png {
     size_t offset;
     // Owned here, not on the stack, so a longjmp out of png_read_image cannot leak it.
     png_bytep *rows;
+    // 1 once png_fast_decode.c, not png_read_image, decoded the pixels (for the tests).
+    int used_fast_path;
 };
 
 // libpng requires its error callback not to return.
@@ -95,8 +98,89 @@ int lc_png_read_header(lc_png *self, lc_png_header *header) {
     return LC_OK;
 }
 
-int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte) {
+// libpng's png_check_chunk_length for an IDAT: the larger of the chunk allocation limit and
+// the image's raw size plus zlib's worst-case overhead. The fast path leaves longer chunks to
+// libpng, which rejects them.
+static size_t max_idat_length(png_structp png, png_infop info, unsigned channels) {
+    const size_t uint31_max = 0x7fffffff;
+    size_t limit = uint31_max;
+    png_alloc_size_t chunk_max = png_get_chunk_malloc_max(png);
+    if (chunk_max > 0 && chunk_max < limit) limit = chunk_max;
+    size_t row_factor = (size_t)png_get_image_width(png, info) * channels + 1;
+    png_uint_32 height = png_get_image_height(png, info);
+    size_t idat_limit = height > 0xffffffffu / row_factor ? uint31_max : (size_t)height * row_factor;
+    size_t overhead_rows = row_factor > 32566 ? 32566 : row_factor;
+    idat_limit += 6 + 5 * (idat_limit / overhead_rows + 1);
+    if (idat_limit > uint31_max) idat_limit = uint31_max;
+    return limit < idat_limit ? idat_limit : limit;
+}
+
+// The fast path (png_fast_decode.c) for what it handles, with the facts libpng parsed; 0 sends
+// the image to png_read_image from exactly where libpng left the input.
+static int decode_fast(lc_png *self, uint8_t *out, size_t stride) {
+    png_structp png = self->png;
+    png_infop info = self->info;
+    if (png_get_bit_depth(png, info) != 8 || png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) return 0;
+    int color_type = png_get_color_type(png, info);
+    unsigned channels = 0;
+    uint8_t palette[256 * 4];
+    switch (color_type) {
+    case PNG_COLOR_TYPE_GRAY: channels = 1; break;
+    case PNG_COLOR_TYPE_RGB: channels = 3; break;
+    case PNG_COLOR_TYPE_GRAY_ALPHA: channels = 2; break;
+    case PNG_COLOR_TYPE_RGB_ALPHA: channels = 4; break;
+    case PNG_COLOR_TYPE_PALETTE: {
+        // As png_set_expand does it: entries past the palette's end are black (libpng keeps
+        // 256 zeroed entries), alphas past tRNS's end are opaque.
+        png_colorp entries = NULL;
+        int count = 0;
+        if (!png_get_PLTE(png, info, &entries, &count) || !entries || count < 0 || count > 256) return 0;
+        png_bytep alphas = NULL;
+        int alpha_count = 0;
+        if (!png_get_tRNS(png, info, &alphas, &alpha_count, NULL) || !alphas) alpha_count = 0;
+        if (alpha_count < 0 || alpha_count > 256) return 0;
+        for (int i = 0; i < 256; i++) {
+            uint8_t *entry = palette + 4 * i;
+            entry[0] = i < count ? entries[i].red : 0;
+            entry[1] = i < count ? entries[i].green : 0;
+            entry[2] = i < count ? entries[i].blue : 0;
+            entry[3] = i < alpha_count ? alphas[i] : 0xff;
+        }
+        channels = 1;
+        break;
+    }
+    default:
+        return 0;
+    }
+    // A tRNS colour key (grey, RGB) stays with libpng; libpng drops tRNS for types with alpha.
+    if (color_type != PNG_COLOR_TYPE_PALETTE && png_get_valid(png, info, PNG_INFO_tRNS)) return 0;
+    lc_png_fast_input input = {
+        .data = self->data,
+        .size = self->size,
+        .idat_data_offset = self->offset,
+        .width = png_get_image_width(png, info),
+        .height = png_get_image_height(png, info),
+        .color_type = color_type,
+        .palette_rgba = color_type == PNG_COLOR_TYPE_PALETTE ? palette : NULL,
+        .max_chunk_length = max_idat_length(png, info, channels),
+    };
+    size_t start = self->offset, end = 0;
+    if (!lc_png_fast_decode(&input, out, stride, &end)) {
+        self->offset = start;
+        return 0;
+    }
+    self->offset = end;
+    return 1;
+}
+
+int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, int allow_fast_path) {
     if (setjmp(self->jump)) return LC_ERROR;
+    // Before any transformation is set: png_read_update_info rewrites the info struct's colour
+    // type, depth and tRNS to describe the transformed rows, and the fast path needs the file's.
+    if (allow_fast_path && decode_fast(self, out, stride)) {
+        self->used_fast_path = 1;
+        return LC_OK;
+    }
     png_structp png = self->png;
     png_infop info = self->info;
     int color_type = png_get_color_type(png, info);
@@ -122,6 +206,8 @@ int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte) {
 }
 
 const char *lc_png_message(const lc_png *self) { return self->message; }
+
+int lc_png_used_fast_path(const lc_png *self) { return self->used_fast_path; }
 
 void lc_png_destroy(lc_png *self) {
     if (!self) return;

@@ -15,6 +15,12 @@ public struct PNGDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options, allowingFastPath: true).image
+    }
+
+    /// `decode(_:options:)` with the C shim's fast path allowed or not (libpng alone), and
+    /// whether it was taken: internal, for the tests that compare the two paths.
+    func decode(_ data: Data, options: DecodingOptions, allowingFastPath: Bool) throws -> (image: DecodedImage, usedFastPath: Bool) {
         try data.withUnsafeBytes { raw in
             try withHeader(raw) { png, metadata, colors in
                 try options.limits.checkSize(metadata)
@@ -22,12 +28,12 @@ public struct PNGDecoder: ImageDecoding {
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,
                           lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride,
-                                        options.sixteenBitReduction == .highByte ? 1 : 0) == LC_OK
+                                        options.sixteenBitReduction == .highByte ? 1 : 0, allowingFastPath ? 1 : 0) == LC_OK
                     else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
                     plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }
                 let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending)
-                return options.oriented(image)
+                return (options.oriented(image), lc_png_used_fast_path(png) != 0)
             }
         }
     }
