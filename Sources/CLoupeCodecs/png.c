@@ -10,6 +10,9 @@
 
 #include <png.h>
 
+// The largest ancillary chunk libpng will allocate for (see lc_png_create).
+#define LC_PNG_CHUNK_LIMIT (16u << 20)
+
 struct lc_png {
     png_structp png;
     png_infop info;
@@ -22,6 +25,8 @@ struct lc_png {
     png_bytep *rows;
     // 1 once png_fast_decode.c, not png_read_image, decoded the pixels (for the tests).
     int used_fast_path;
+    // The largest single allocation libpng made (for the tests of allocate()'s cap).
+    size_t largest_allocation;
 };
 
 // libpng requires its error callback not to return.
@@ -44,12 +49,31 @@ static void read_from_memory(png_structp png, png_bytep out, size_t length) {
     self->offset += length;
 }
 
+// Every allocation libpng makes comes here, so that none can exceed what the image needs: a
+// chunk handler allocates a chunk's declared length before reading it (a 3.7 KB file whose
+// zTXt declared 2 GB took 2 GB of memory; fuzzing found it, and sPLT and pCAL did the same
+// with png_set_chunk_malloc_max set). A refusal is libpng's own "out of memory" error or a
+// skipped chunk. The cap leaves room for libpng's row buffers, the widest at 8 bytes a pixel.
+static png_voidp allocate(png_structp png, png_alloc_size_t size) {
+    lc_png *self = (lc_png *)png_get_mem_ptr(png);
+    size_t width = self->info ? png_get_image_width(png, self->info) : 0;
+    size_t cap = LC_PNG_CHUNK_LIMIT + 2 * (width * 8 + 64);
+    if (size > cap) return NULL;
+    if (size > self->largest_allocation) self->largest_allocation = size;
+    return malloc(size);
+}
+
+static void release(png_structp png, png_voidp pointer) {
+    (void)png;
+    free(pointer);
+}
+
 lc_png *lc_png_create(const uint8_t *data, size_t size) {
     lc_png *self = calloc(1, sizeof *self);
     if (!self) return NULL;
     self->data = data;
     self->size = size;
-    self->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, self, on_png_error, on_png_warning);
+    self->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, self, on_png_error, on_png_warning, self, allocate, release);
     if (self->png) self->info = png_create_info_struct(self->png);
     if (!self->png || !self->info) {
         lc_png_destroy(self);
@@ -59,6 +83,20 @@ lc_png *lc_png_create(const uint8_t *data, size_t size) {
     // The pixel limit is ours (checked in Swift before any pixel memory exists); libpng's own
     // default of 1,000,000 per side would reject some files with its own message first.
     png_set_user_limits(self->png, 0x7fffffff, 0x7fffffff);
+    // No chunk we read (iCCP's profile, eXIf) comes near 16 MiB: libpng refuses to inflate a
+    // compressed one past it (allocate() refuses the rest). IDAT is measured against the
+    // image's own size instead (png_check_chunk_length).
+    png_set_chunk_malloc_max(self->png, LC_PNG_CHUNK_LIMIT);
+    // Nor may a file keep libpng storing ancillary chunks without end.
+    png_set_chunk_cache_max(self->png, 1000);
+    // The ancillary chunks nothing here uses are skipped unread: not allocated, inflated or
+    // kept (colour: iCCP, sRGB, gAMA, cHRM; tRNS; eXIf for orientation are still read).
+    static const png_byte unused_chunks[] = {
+        'b', 'K', 'G', 'D', '\0', 'h', 'I', 'S', 'T', '\0', 'o', 'F', 'F', 's', '\0', 'p', 'C', 'A', 'L', '\0',
+        'p', 'H', 'Y', 's', '\0', 's', 'B', 'I', 'T', '\0', 's', 'C', 'A', 'L', '\0', 's', 'P', 'L', 'T', '\0',
+        't', 'I', 'M', 'E', '\0', 't', 'E', 'X', 't', '\0', 'z', 'T', 'X', 't', '\0', 'i', 'T', 'X', 't', '\0',
+    };
+    png_set_keep_unknown_chunks(self->png, PNG_HANDLE_CHUNK_NEVER, unused_chunks, (int)(sizeof unused_chunks / 5));
     return self;
 }
 
@@ -208,6 +246,8 @@ int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, int 
 const char *lc_png_message(const lc_png *self) { return self->message; }
 
 int lc_png_used_fast_path(const lc_png *self) { return self->used_fast_path; }
+
+size_t lc_png_largest_allocation(const lc_png *self) { return self->largest_allocation; }
 
 void lc_png_destroy(lc_png *self) {
     if (!self) return;

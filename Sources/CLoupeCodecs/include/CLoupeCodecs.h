@@ -105,6 +105,8 @@ int lc_png_read_header(lc_png *png, lc_png_header *header);
 int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte, int allow_fast_path);
 /// 1 when lc_png_decode used the fast path.
 int lc_png_used_fast_path(const lc_png *png);
+/// The largest single allocation libpng made for this decoder (for the tests of its cap).
+size_t lc_png_largest_allocation(const lc_png *png);
 const char *lc_png_message(const lc_png *png);
 void lc_png_destroy(lc_png *png);
 
