@@ -155,7 +155,7 @@ static size_t max_idat_length(png_structp png, png_infop info, unsigned channels
 
 // The fast path (png_fast_decode.c) for what it handles, with the facts libpng parsed; 0 sends
 // the image to png_read_image from exactly where libpng left the input.
-static int decode_fast(lc_png *self, uint8_t *out, size_t stride) {
+static int decode_fast(lc_png *self, uint8_t *out, size_t stride, size_t raw_limit) {
     png_structp png = self->png;
     png_infop info = self->info;
     if (png_get_bit_depth(png, info) != 8 || png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) return 0;
@@ -201,6 +201,7 @@ static int decode_fast(lc_png *self, uint8_t *out, size_t stride) {
         .color_type = color_type,
         .palette_rgba = color_type == PNG_COLOR_TYPE_PALETTE ? palette : NULL,
         .max_chunk_length = max_idat_length(png, info, channels),
+        .max_raw_size = raw_limit,
     };
     size_t start = self->offset, end = 0;
     if (!lc_png_fast_decode(&input, out, stride, &end)) {
@@ -211,11 +212,11 @@ static int decode_fast(lc_png *self, uint8_t *out, size_t stride) {
     return 1;
 }
 
-int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, int allow_fast_path) {
+int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, size_t fast_path_raw_limit) {
     if (setjmp(self->jump)) return LC_ERROR;
     // Before any transformation is set: png_read_update_info rewrites the info struct's colour
     // type, depth and tRNS to describe the transformed rows, and the fast path needs the file's.
-    if (allow_fast_path && decode_fast(self, out, stride)) {
+    if (fast_path_raw_limit > 0 && decode_fast(self, out, stride, fast_path_raw_limit)) {
         self->used_fast_path = 1;
         return LC_OK;
     }

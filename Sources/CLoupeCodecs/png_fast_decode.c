@@ -5,7 +5,9 @@
 // checked and joined in one pass, inflated in one call by libdeflate, unfiltered with SSE2
 // (png_unfilter.c) and expanded straight into the caller's RGBA rows.
 //
-// Only a well-formed, complete image is decoded here: 8-bit, non-interlaced grey, grey+alpha,
+// Only a well-formed, complete image is decoded here, and one whose inflated rows fit the
+// caller's limit (they are held whole beside the output; libpng holds a row): 8-bit,
+// non-interlaced grey, grey+alpha,
 // RGB, RGBA or palette, every IDAT's CRC right, a zlib stream that ends exactly at the end of
 // the IDAT data and yields exactly the rows' bytes, every filter type valid. Anything else
 // returns 0 before `out` is touched, and libpng decodes the file from where it stood, so every
@@ -152,7 +154,7 @@ int lc_png_fast_decode(const lc_png_fast_input *input, uint8_t *out, size_t stri
     if (__builtin_mul_overflow((size_t)input->width, (size_t)channels, &rowbytes)) return 0;
     if (__builtin_mul_overflow((size_t)input->width, (size_t)4, &out_rowbytes) || out_rowbytes > stride) return 0;
     if (__builtin_add_overflow(rowbytes, (size_t)1, &filtered_row)) return 0;
-    if (__builtin_mul_overflow(filtered_row, (size_t)input->height, &raw_size)) return 0;
+    if (__builtin_mul_overflow(filtered_row, (size_t)input->height, &raw_size) || raw_size > input->max_raw_size) return 0;
     if (__builtin_add_overflow(raw_size, filtered_row, &buffer_size)) return 0;
 
     const uint8_t *stream = NULL;

@@ -19,6 +19,8 @@ typedef struct {
     const uint8_t *palette_rgba;
     /// The longest IDAT chunk libpng accepts for this image (its png_check_chunk_length).
     size_t max_chunk_length;
+    /// The most bytes the inflated rows may take (they are held whole beside the output).
+    size_t max_raw_size;
 } lc_png_fast_input;
 
 /// Decodes the image into RGBA8 rows of `out` at `stride`. Returns 1 when it did, with

@@ -18,9 +18,15 @@ public struct PNGDecoder: ImageDecoding {
         try decode(data, options: options, allowingFastPath: true).image
     }
 
+    /// The largest image the C shim's fast path decodes, in bytes of inflated rows: it holds
+    /// them all at once beside the output bitmap (libpng holds one row), so a 100-megapixel
+    /// RGBA file would need 400 MB more. 64 MiB is a 21-megapixel RGB photo.
+    static let fastPathRawLimit = 64 << 20
+
     /// `decode(_:options:)` with the C shim's fast path allowed or not (libpng alone), and
     /// whether it was taken: internal, for the tests that compare the two paths.
-    func decode(_ data: Data, options: DecodingOptions, allowingFastPath: Bool) throws -> (image: DecodedImage, usedFastPath: Bool) {
+    func decode(_ data: Data, options: DecodingOptions, allowingFastPath: Bool,
+                fastPathRawLimit: Int = PNGDecoder.fastPathRawLimit) throws -> (image: DecodedImage, usedFastPath: Bool) {
         try data.withUnsafeBytes { raw in
             try withHeader(raw) { png, metadata, colors in
                 try options.limits.checkSize(metadata)
@@ -28,7 +34,7 @@ public struct PNGDecoder: ImageDecoding {
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,
                           lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride,
-                                        options.sixteenBitReduction == .highByte ? 1 : 0, allowingFastPath ? 1 : 0) == LC_OK
+                                        options.sixteenBitReduction == .highByte ? 1 : 0, allowingFastPath ? max(0, fastPathRawLimit) : 0) == LC_OK
                     else { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
                     plan.apply(to: out, bytesPerRow: stride, width: metadata.width, height: metadata.height)
                 }

@@ -40,6 +40,21 @@ import Testing
         return (fast.outcome, libpng.outcome, fast.usedFastPath)
     }
 
+    /// The fast path holds every inflated row at once: past its limit an image is libpng's,
+    /// which holds one row, with the same pixels; at the limit it is still the fast path's.
+    @Test func imagesPastTheRawLimitGoToLibpng() throws {
+        let fixture = PNGFixture(width: 33, height: 20, colorType: 2, samples: PNGFixture.samples(width: 33, height: 20, colorType: 2))
+        let data = fixture.png()
+        let raw = 20 * (1 + 33 * 3)
+        let options = DecodingOptions(colorManagement: .keepSourcePixels)
+        let atLimit = try PNGDecoder().decode(data, options: options, allowingFastPath: true, fastPathRawLimit: raw)
+        let pastLimit = try PNGDecoder().decode(data, options: options, allowingFastPath: true, fastPathRawLimit: raw - 1)
+        #expect(atLimit.usedFastPath)
+        #expect(!pastLimit.usedFastPath)
+        #expect(atLimit.image.bitmap == pastLimit.image.bitmap)
+        #expect(PNGDecoder.fastPathRawLimit == 64 << 20)
+    }
+
     /// A file the fast path must take, with libpng's pixels.
     static func expectFastAndIdentical(_ data: Data, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let (fast, libpng, used) = both(data)

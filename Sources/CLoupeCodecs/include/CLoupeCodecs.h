@@ -98,11 +98,12 @@ lc_png *lc_png_create(const uint8_t *data, size_t size);
 int lc_png_read_header(lc_png *png, lc_png_header *header);
 /// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA8; 16-bit
 /// samples are rounded to 8 bits, or with high_byte non-zero keep their high byte (Pillow's way).
-/// With allow_fast_path non-zero, a well-formed 8-bit non-interlaced image without a tRNS colour
-/// key is decoded by the shim's own path (libdeflate, SIMD unfiltering) to the same pixels;
-/// anything else, and any file that path finds fault with, goes through libpng. 0 forces libpng
-/// (for the tests that compare the two).
-int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte, int allow_fast_path);
+/// A well-formed 8-bit non-interlaced image without a tRNS colour key whose inflated rows take
+/// at most fast_path_raw_limit bytes is decoded by the shim's own path (libdeflate, SIMD
+/// unfiltering) to the same pixels: it holds all the rows at once beside the output, where
+/// libpng holds one. Anything else, and any file that path finds fault with, goes through
+/// libpng. 0 forces libpng (for the tests that compare the two).
+int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte, size_t fast_path_raw_limit);
 /// 1 when lc_png_decode used the fast path.
 int lc_png_used_fast_path(const lc_png *png);
 /// The largest single allocation libpng made for this decoder (for the tests of its cap).
