@@ -84,8 +84,11 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     private static func decoding(_ error: any Error) -> ServiceError {
         switch error as? ImageCodecError {
-        case .unrecognizedFormat?: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP or GIF image")
-        case .libraryUnavailable?: return ServiceError(415, "unsupportedFormat", "the source's format cannot be decoded here: \(error)")
+        case .unrecognizedFormat?: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
+        case let .libraryUnavailable(format, _, _)?:
+            // The loader's text (library paths) goes to the server's log with the pipeline's
+            // failure, not to the client.
+            return ServiceError(415, "unsupportedFormat", "the source is a \(format) image, which this server cannot decode")
         case .pixelLimitExceeded?, .frameLimitExceeded?, .totalPixelLimitExceeded?:
             return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(error)")
         default: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(error)")
