@@ -54,11 +54,12 @@ let package = Package(
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
-        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
         // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
         // decodes, and the missing-library path; deliberately not a product.
         .executableTarget(
-            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"], swiftSettings: strict),
+            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"],
+            path: "Probes/LoupeCodecLibraryProbe", swiftSettings: strict),
 
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
@@ -110,10 +111,11 @@ let package = Package(
 
         // A reduced reproduction of a Swift optimiser bug, in a module of its own so that nothing
         // else changes how it is compiled (README, "Known toolchain issues"); not a product.
-        .target(name: "LoupeToolchainProbe", swiftSettings: strict),
+        .target(name: "LoupeToolchainProbe", path: "Probes/LoupeToolchainProbe", swiftSettings: strict),
 
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
-        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
+        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], path: "Tests/LoupeTestSupport",
+                swiftSettings: strict),
 
         // The HTTP image service (`loupe serve`): imgproxy-compatible URLs on top of the pipeline.
         .target(
@@ -147,9 +149,10 @@ let package = Package(
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
                 "LoupeURLSessionLoading",
             ],
+            path: "Benchmarks/LoupeBenchmarks",
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
-        .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], path: "Probes/LoupeDiskCacheStress", swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
