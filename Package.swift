@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LoupeURLSessionLoading", targets: ["LoupeURLSessionLoading"]),
         .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
         .library(name: "Loupe", targets: ["Loupe"]),
+        .library(name: "LoupeServer", targets: ["LoupeServer"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
     ],
     dependencies: [
@@ -127,7 +128,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -141,6 +141,8 @@ let package = Package(
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer", "LoupeSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -186,6 +188,8 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
