@@ -195,8 +195,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // `Scripts/cluster.sh` end to end: `loupe` instances (built beside the test bundle) behind
-        // a real nginx; a step of its own in Scripts/test.sh.
+        // `Scripts/ops/cluster.sh` end to end: `loupe` instances (built beside the test bundle) behind
+        // a real nginx; a step of its own in Scripts/ci/test.sh.
         .testTarget(
             name: "LoupeClusterTests",
             dependencies: [

@@ -15,7 +15,7 @@ packages=(
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
-  wrk                                                     # load generator of Scripts/bench-serve.sh
+  wrk                                                     # load generator of Scripts/bench/bench-serve.sh
   curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
   valgrind                                                # callgrind (pipeline-instructions)
 )
