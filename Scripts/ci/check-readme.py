@@ -11,7 +11,7 @@ Commands CI cannot run (a deployment on other machines, output that changes from
 in ```sh, ```bash or ```text blocks. A fence with no language that holds "$ " lines is refused,
 so that every transcript says whether it is checked.
 
-usage: Scripts/check-readme.py <folder holding the loupe binary>
+usage: Scripts/ci/check-readme.py <folder holding the loupe binary>
 """
 import glob
 import os
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def pages():
