@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // `swift package generate-documentation`: the DocC catalogs (Sources/*/*.docc), built in CI.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Caching core: generic, knows nothing about images (ARCHITECTURE.md, layers).
@@ -111,7 +113,7 @@ let package = Package(
             swiftSettings: strict),
 
         // A reduced reproduction of a Swift optimiser bug, in a module of its own so that nothing
-        // else changes how it is compiled (README, "Known toolchain issues"); not a product.
+        // else changes how it is compiled (docs/known-issues.md); not a product.
         .target(name: "LoupeToolchainProbe", path: "Probes/LoupeToolchainProbe", swiftSettings: strict),
 
         // Real servers for tests and benchmarks (nginx on loopback); not a product.

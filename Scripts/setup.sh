@@ -14,9 +14,9 @@ packages=(
   libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
-  jq                                                      # the README's loupe fetch --json examples
+  jq                                                      # the docs' loupe fetch --json examples
   wrk                                                     # load generator of Scripts/bench/bench-serve.sh
-  curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
+  curl openssl xxd                                        # the docs' loupe serve examples (requests, signing)
   valgrind                                                # callgrind (pipeline-instructions)
 )
 

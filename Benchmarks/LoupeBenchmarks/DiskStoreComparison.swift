@@ -19,7 +19,7 @@ import Glibc
 ///   any store that keeps 100 KB in a file pays the kernel.
 ///
 /// SQLite through GRDB (one row per entry, WAL, `synchronous = NORMAL`) was a candidate too;
-/// it lost on both paths (README, benchmark table) and was removed with its dependency.
+/// it lost on both paths (BENCHMARKS.md) and was removed with its dependency.
 ///
 /// They run interleaved, round by round (A B C D A B C D), each run in a fresh directory
 /// (deleted only at the end); CPU is the process's user + system time (the kernel's writeback

@@ -6,7 +6,9 @@
 #   4. builds and tests the embedding example (a package of its own),
 #   5. runs the concurrency-heavy targets again under ThreadSanitizer; any report fails the run,
 #   6. runs the tests again in an optimised (release) build,
-#   7. runs the README's commands: the demo (release build) and the `loupe fetch` examples.
+#   7. builds the DocC catalogs with warnings as errors,
+#   8. runs the documentation's commands: the demo (release build) and every console example of
+#      README.md and docs/*.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/setup.sh
@@ -67,7 +69,7 @@ TSAN_OPTIONS="$tsan_options" \
   swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
 
 # Apps ship optimised builds, and Swift 6.3.1's optimiser has miscompiled Loupe once where debug
-# builds were right (README, "Known toolchain issues"), so every test runs again at -O (the
+# builds were right (docs/known-issues.md), so every test runs again at -O (the
 # reference comparisons and the scroll simulation excepted: slow, and without task groups of
 # their own). -enable-testing lets the @testable imports compile; a scratch path of its own keeps
 # the README's release build exactly as users get it.
@@ -78,8 +80,14 @@ swift test -c release --skip-build --disable-xctest --scratch-path .build-releas
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeCodecsTests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
 
-echo "== the README's commands"
+# The API reference: the DocC catalogs of the library products (Sources/*/*.docc), every symbol
+# link resolved. It builds in the debug build's folder, after every step that uses that build.
+echo "== documentation (DocC, warnings as errors)"
+swift package generate-documentation --target Loupe --target LoupeServer --warnings-as-errors
+
+echo "== the documentation's commands"
 # The main job exactly as the README gives it (it checks its own scenarios and exits 1 if one
-# breaks), then the `loupe fetch` examples, whose output must be what the README shows.
+# breaks), then every console example of README.md and docs/*.md, whose output must be what the
+# page shows.
 swift run -c release loupe demo
 python3 Scripts/ci/check-readme.py .build/release

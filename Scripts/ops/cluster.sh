@@ -20,7 +20,7 @@
 #   LOUPE_CLUSTER_SERVE_ARGS
 #                        extra arguments of every `loupe serve`, e.g. --quiet (no access log)
 #   LOUPE_BIN            the loupe binary (default .build/release/loupe, then `loupe` on PATH)
-#   LOUPE_KEY, LOUPE_SALT and every other LOUPE_* setting of `loupe serve` (README) are passed to
+#   LOUPE_KEY, LOUPE_SALT and every other LOUPE_* setting of `loupe serve` (docs/service.md) are passed to
 #   every instance as they are: one signing key and salt for the whole cluster. `status` signs its
 #   probe with the LOUPE_KEY/LOUPE_SALT of its own environment, so an instance started with
 #   another key shows as "signature MISMATCH".

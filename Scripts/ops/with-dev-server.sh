@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a shell command beside a development `loupe serve --dev` (the README's /info and /batch
+# Runs a shell command beside a development `loupe serve --dev` (the docs' /info and /batch
 # examples, checked by Scripts/ci/check-readme.py). The server listens on a free port of 127.0.0.1
 # and serves unsigned URLs of sample photos from an origin inside it, also on 127.0.0.1; the
 # command gets LOUPE (the server's base URL) and ORIGIN (the photos' base URL) in its

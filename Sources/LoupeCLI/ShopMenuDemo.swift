@@ -10,7 +10,7 @@ import LoupeOrigin
 /// The sections answer out of list order (soup first, then side, which fails, then main), so a
 /// snapshot that put a section's data in another section, or a change that did not match its
 /// data, shows as a failed check. The sectioned menu's original bug was exactly that kind of mismatch, and a release
-/// build of an earlier loader produced another (README, "Known toolchain issues").
+/// build of an earlier loader produced another (docs/known-issues.md).
 struct ShopMenuDemo {
     enum Menu: String, Hashable, Sendable, CaseIterable { case main, soup, side }
 

@@ -5,8 +5,8 @@ import NIOHTTP1
 
 /// Loads `http` and `https` URLs with AsyncHTTPClient (SwiftNIO), the default HTTP loader.
 ///
-/// Chosen over URLSession as the default by measurement on loopback (see the README's
-/// benchmark section): it serves more requests per second for less CPU, streams bodies so a
+/// Chosen over URLSession as the default by measurement on loopback (BENCHMARKS.md,
+/// caching and loading): it serves more requests per second for less CPU, streams bodies so a
 /// size cap stops a transfer early, and cancels transfers promptly when the task is cancelled.
 public final class AsyncHTTPClientDataLoader: DataLoading {
     /// The checks applied to every load.

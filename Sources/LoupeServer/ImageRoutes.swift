@@ -43,6 +43,7 @@ public final class ImageRoutes: Sendable {
     /// Opens the service: its pipeline, caches (the disk caches when
     /// ``ServerSettings/cacheDirectory`` is set) and limits.
     /// - Parameters:
+    ///   - settings: what to serve with: keys, allowed sources, caches, limits, workers.
     ///   - logger: start-up messages and failures (the app's own logger).
     ///   - accessLog: one line per request answered by these routes; none when `nil`.
     /// - Throws: when the cache folder cannot be opened.

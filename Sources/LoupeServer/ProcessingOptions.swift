@@ -2,7 +2,7 @@ import LoupeCodecs
 import LoupeProcessing
 
 /// What an imgproxy-style URL asks for, parsed and checked: the options Loupe supports, with
-/// imgproxy's defaults. A value; its ``cacheKey`` names everything that changes the result.
+/// imgproxy's defaults. A value; its `resultKey` names everything that changes the result.
 public struct ProcessingOptions: Sendable, Equatable {
     /// `resize`/`rs` type and `resizing_type`: how the image maps onto the box.
     public var resizingType: BoxResize.Mode = .fit

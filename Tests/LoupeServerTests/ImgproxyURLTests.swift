@@ -85,7 +85,7 @@ import Testing
         #expect(!signer.isValid(signature: "", for: path))
     }
 
-    /// The README's signing example (Swift, Python and `openssl dgst` print the same).
+    /// The signing example of docs/service.md (Swift, Python and `openssl dgst` print the same).
     @Test func readmeSigningExample() {
         let signer = URLSigner(pairs: [.init(key: Data("secret".utf8), salt: Data("hello".utf8))])
         let path = "/rs:fit:512:512/q:80/plain/https://example.com/photo.jpg@webp"

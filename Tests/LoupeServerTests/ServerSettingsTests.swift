@@ -49,9 +49,9 @@ import Testing
         }
     }
 
-    /// The README's settings table lists every setting, with its variable and help, in order.
-    @Test func readmeTableListsEverySetting() throws {
-        let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The settings table of docs/service.md lists every setting, with its variable and help, in order.
+    @Test func docsTableListsEverySetting() throws {
+        let readme = try String(contentsOf: Repository.root.appendingPathComponent("docs/service.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `--") && $0.contains("| `LOUPE_") }.map(String.init)
         #expect(rows == ServerSettings.all.map { "| `--\($0.flag)` | `\($0.environmentVariable)` | \($0.help) |" })
     }

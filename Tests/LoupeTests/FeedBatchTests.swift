@@ -8,7 +8,7 @@ import Testing
 
 /// The poster feed (an exhibition app's): every entry's poster loaded concurrently from a real nginx, its
 /// dominant colour turned into a background colour, the feed's order kept, entries whose poster
-/// failed (404, an HTML page served as a JPEG) dropped. The README's example is this test.
+/// failed (404, an HTML page served as a JPEG) dropped. The example of docs/lists.md is this test.
 @Suite struct FeedBatchTests {
     struct Exhibition: Sendable, Equatable {
         let title: String
@@ -36,7 +36,7 @@ import Testing
         feed.insert(Exhibition(title: "Not an image", posterURL: server.url("posters/broken.jpg")), at: 8)
         let pipeline = ImagePipeline(configuration: .init(dataLoader: AsyncHTTPClientDataLoader()))
 
-        // The README's example.
+        // The example of docs/lists.md.
         var progress: [OrderedBatchProgress] = []
         let cells = try await pipeline.imageBatch(for: feed, maximumConcurrency: 8) { ImageRequest(url: $0.posterURL) }
             .map { exhibition, poster in

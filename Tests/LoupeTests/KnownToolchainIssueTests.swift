@@ -2,7 +2,7 @@ import LoupeToolchainProbe
 import Testing
 
 /// The optimiser bug that made `SectionedLoader` put every section's data in section 0 in release
-/// builds (README, "Known toolchain issues"). The reduced reproduction lives in its own module so
+/// builds (docs/known-issues.md). The reduced reproduction lives in its own module so
 /// that the call from here is not specialised, as an app's call into Loupe is not.
 @Suite struct KnownToolchainIssueTests {
     struct SourceFailed: Error {}
@@ -15,7 +15,7 @@ import Testing
     ]
 
     /// Fails in an optimised build once a toolchain compiles the shape correctly: then this test,
-    /// the README note and the comments that point at it can go.
+    /// the note in docs/known-issues.md and the comments that point at it can go.
     @Test func theTupleBuiltAroundTryAwaitInsideDoIsMiscompiledUnderO() async {
         let indices = await indicesReturnedByChildTasks(Self.loads)
         #if DEBUG

@@ -104,8 +104,7 @@ import Testing
     /// The shop's three sections settling out of order — soup, then side (failing), then main —
     /// through the public API from this module, as an app calls it: each snapshot settles the
     /// section whose source answered, with that source's own items. In release builds of Swift
-    /// 6.3.1 the loader's first shape put every section's data in section 0 (README, "Known
-    /// toolchain issues"); the counts could still add up, so identities and items are checked.
+    /// 6.3.1 the loader's first shape put every section's data in section 0 (docs/known-issues.md); the counts could still add up, so identities and items are checked.
     @Test func eachSnapshotSettlesTheSectionWhoseSourceAnsweredWithItsOwnItems() async throws {
         let sourceItems: [Menu: [String]] = [.main: ["bibimbap", "bulgogi", "japchae"], .soup: ["doenjang", "miyeok"]]
         let gates = [Menu.main: Gate(), .soup: Gate(), .side: Gate()]

@@ -70,7 +70,12 @@ public final class ImagePrefetcher: Sendable {
 
     /// A prefetcher loading into `destination` through `pipeline`.
     ///
-    /// - Parameter maximumConcurrentRequests: how many prefetches load at once.
+    /// - Parameters:
+    ///   - pipeline: the pipeline whose loads (and caches) the prefetches share.
+    ///   - destination: how far each prefetch goes: data into the disk cache, or the final image
+    ///     into the memory cache.
+    ///   - maximumConcurrentRequests: how many prefetches load at once.
+    ///   - priority: the priority of every prefetch; a request that joins one raises it.
     public init(
         pipeline: ImagePipeline, destination: Destination = .memoryCache,
         maximumConcurrentRequests: Int = 2, priority: ImageRequest.Priority = .low

@@ -9,7 +9,7 @@ extension ImagePipeline {
     /// Defaults follow what users of Nuke expect, adapted to servers and command-line tools.
     public struct Configuration: Sendable {
         /// Loads `http` and `https` URLs. Default: AsyncHTTPClient with retries of transient
-        /// failures (see the README's measurements for why AsyncHTTPClient).
+        /// failures (BENCHMARKS.md has the measurements that chose AsyncHTTPClient).
         public var dataLoader: any DataLoading
         /// Loads `file` and `data` URLs.
         public var localDataLoader: any DataLoading = LocalDataLoader()

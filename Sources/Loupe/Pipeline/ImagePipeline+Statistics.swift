@@ -9,7 +9,7 @@ extension ImagePipeline {
     /// `loupe_memory_hits_total` plus `loupe_memory_misses_total`), so a process
     /// that bootstraps a metrics backend exports them.
     public struct Statistics: Sendable, Equatable {
-        /// Image requests made (``ImagePipeline/image(for:)`` calls and tasks).
+        /// Image requests made (``ImagePipeline/image(for:)-(ImageRequest)`` calls and tasks).
         public var requests = 0
         /// Requests answered from the memory cache.
         public var memoryHits = 0
@@ -29,7 +29,7 @@ extension ImagePipeline {
         public var revalidations = 0
         /// Revalidations the server answered with `304 Not Modified`.
         public var notModified = 0
-        /// HTTP loads tried again after a transient failure (by a ``RetryingDataLoader``).
+        /// HTTP loads tried again after a transient failure (by a `RetryingDataLoader`).
         public var retries = 0
         /// Data read from `file` and `data` URLs.
         public var localLoads = 0

@@ -7,12 +7,12 @@ import LoupeProcessing
 /// a cancelled request throws `CancellationError`.
 public enum ImagePipelineError: Error, CustomStringConvertible {
     /// The data could not be loaded: bad URL, network, HTTP status, size cap, timeout (the
-    /// underlying error is usually a ``DataLoadingError``).
+    /// underlying error is usually a `DataLoadingError`).
     case dataLoadingFailed(any Error)
     /// ``ImageRequest/CachePolicy/returnCacheDataDontLoad`` and neither cache holds the image.
     case notCached
     /// The data is not an image the decoder can read, or exceeds the decoding limits (the
-    /// underlying error is usually an ``ImageCodecError``). Such data is never cached.
+    /// underlying error is usually an `ImageCodecError`). Such data is never cached.
     case decodingFailed(any Error)
     /// A processor failed; `processor` is its identifier.
     case processingFailed(processor: String, any Error)

@@ -4,8 +4,8 @@ extension Result where Failure == any Error {
     /// Task-group children in Loupe build their `Result` with this, bind it, and only then return
     /// it in a tuple with their index. The shorter `return (index, .success(try await body()))`
     /// inside a `do` block is miscompiled by Swift 6.3.1's optimiser in generic code that is not
-    /// specialised, as Loupe's is when an app calls it: the index arrives wrong (README, "Known
-    /// toolchain issues").
+    /// specialised, as Loupe's is when an app calls it: the index arrives wrong
+    /// (docs/known-issues.md).
     init(awaiting body: () async throws -> Success) async {
         do {
             self = .success(try await body())
