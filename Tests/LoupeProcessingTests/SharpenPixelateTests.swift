@@ -60,6 +60,11 @@ import Testing
         let result = try Pixelate(size: 1_000).process(source)
         let expected = Self.mean(source, columns: Array(0..<6), rows: [0, 1, 2, 3, 3, 2])
         for y in 0..<4 { for x in 0..<6 { #expect(Self.channels(result, x, y) == expected) } }
+        // A thin image: the padding repeats the two columns back and forth (0 1 1 0 0 1 1 0 0).
+        let thin = try Self.noise(width: 2, height: 9, seed: 9)
+        let column = try Pixelate(size: 50).process(thin)
+        let thinExpected = Self.mean(thin, columns: [0, 1, 1, 0, 0, 1, 1, 0, 0], rows: Array(0..<9))
+        for y in 0..<9 { for x in 0..<2 { #expect(Self.channels(column, x, y) == thinExpected) } }
     }
 
     @Test func pixelateOfOneOrZeroChangesNothingAndNegativeIsRefused() throws {
