@@ -24,6 +24,10 @@ extension ImgproxyURL {
             guard segments.count > 1 else { throw .badURL("the URL names no presets and source (/signature/presets/source)") }
             let names = segments.removeFirst().split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             try presets.expand(names: names, into: &expansion)
+            // Only the presets choose options: what follows them must be the source.
+            if let next = segments.first, next != "plain", next.contains(":") {
+                throw .badURL("only presets are allowed before the source on this server, found '\(next)'")
+            }
         } else {
             // Option segments as the parser finds them: up to `plain` or the first without a colon.
             let count = segments.prefix { $0 != "plain" && $0.contains(":") }.count

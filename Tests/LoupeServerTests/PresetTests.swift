@@ -108,6 +108,9 @@ import Testing
                 let options = try await server.request("/insecure/w:40/plain/\(source)@jpg")
                 #expect(options.status == 400)
                 #expect(options.json["message"] as? String == "unknown preset 'w'")
+                let extra = try await server.request("/insecure/thumb/w:40/plain/\(source)@jpg")
+                #expect(extra.status == 400)
+                #expect(extra.json["kind"] as? String == "badURL")
             }
         }
     }
