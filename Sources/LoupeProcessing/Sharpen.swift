@@ -9,7 +9,9 @@ import LoupeCodecs
 /// alone, larger ones are tripled beyond that threshold, and the added lightness is capped at
 /// +10 and −20. The blur's kernel follows `vips_gaussmat` as `vips_sharpen` asks for it: taps
 /// out to where the Gaussian falls under 0.2 of its peak, weights rounded to twentieths. Pixels
-/// whose lightness does not change are copied unchanged; alpha is kept.
+/// whose lightness does not change are copied unchanged; alpha is kept. As imgproxy does for
+/// images with alpha, colours are premultiplied first (a transparent neighbour counts as black)
+/// and divided again after.
 public struct Sharpen: ImageProcessing {
     /// The largest sigma accepted (as ``GaussianBlur/maximumSigma``: it bounds the kernel).
     public static let maximumSigma = GaussianBlur.maximumSigma
@@ -38,7 +40,11 @@ public struct Sharpen: ImageProcessing {
             for y in 0..<height {
                 for x in 0..<width {
                     let i = y * stride + x * 4
-                    lab[y * width + x] = Self.lab(source[i], source[i + 1], source[i + 2])
+                    let alpha = source[i + 3]
+                    lab[y * width + x] = alpha == 255
+                        ? Self.lab(source[i], source[i + 1], source[i + 2])
+                        : Self.lab(Self.premultiplied(source[i], alpha), Self.premultiplied(source[i + 1], alpha),
+                                   Self.premultiplied(source[i + 2], alpha))
                 }
             }
         }
@@ -71,15 +77,28 @@ public struct Sharpen: ImageProcessing {
                             out[o + 2] = source[i + 2]
                         } else {
                             let rgb = Self.rgb(lightness: min(max(pixel.x + added, 0), 100), a: pixel.y, b: pixel.z)
-                            out[o] = rgb.0
-                            out[o + 1] = rgb.1
-                            out[o + 2] = rgb.2
+                            let alpha = source[i + 3]
+                            out[o] = Self.unpremultiplied(rgb.0, alpha)
+                            out[o + 1] = Self.unpremultiplied(rgb.1, alpha)
+                            out[o + 2] = Self.unpremultiplied(rgb.2, alpha)
                         }
                         out[o + 3] = source[i + 3]
                     }
                 }
             }
         }
+    }
+
+    /// A channel multiplied by alpha, as libvips' premultiply and cast back to 8 bits do.
+    static func premultiplied(_ value: UInt8, _ alpha: UInt8) -> UInt8 {
+        UInt8((Int(value) * Int(alpha) + 127) / 255)
+    }
+
+    /// A premultiplied channel divided by alpha again (0 where alpha is 0), at most 255.
+    static func unpremultiplied(_ value: UInt8, _ alpha: UInt8) -> UInt8 {
+        guard alpha < 255 else { return value }
+        guard alpha > 0 else { return 0 }
+        return UInt8(min(255, (Int(value) * 255 + Int(alpha) / 2) / Int(alpha)))
     }
 
     /// The lightness libvips adds for a difference `d` between a pixel and its blur (L* units),

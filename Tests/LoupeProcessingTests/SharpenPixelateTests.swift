@@ -115,6 +115,12 @@ import Testing
         let sharpened = try Sharpen(sigma: 1).process(translucent)
         #expect(sharpened != translucent)
         #expect(sharpened.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 128 })
+        // Premultiplied, as imgproxy sharpens images with alpha: a transparent white neighbour
+        // counts as black, so the opaque grey beside it gets lighter, not darker.
+        let beside = try makeBitmap(width: 40, height: 12) { x, _ in x < 20 ? (128, 128, 128, 255) : (255, 255, 255, 0) }
+        let edgeLit = try Sharpen(sigma: 1).process(beside)
+        #expect(edgeLit.pixel(x: 19, y: 5).r > 128)
+        #expect(edgeLit.pixel(x: 20, y: 5).a == 0)
         #expect(throws: ProcessingError.self) { try Sharpen(sigma: -1).process(flat) }
         #expect(throws: ProcessingError.self) { try Sharpen(sigma: Sharpen.maximumSigma + 1).process(flat) }
     }
