@@ -168,6 +168,23 @@ import Testing
         }
     }
 
+    /// imgproxy's names and short aliases of these options mean the same, and each changes
+    /// something.
+    @Test func longNamesAndAliasesAgree() throws {
+        let presets = try Presets(definitions: ["p=w:10"])
+        let pairs = [("sharpen:1", "sh:1"), ("pixelate:4", "pix:4"), ("format_quality:webp:50", "fq:webp:50"),
+                     ("max_bytes:1000", "mb:1000"), ("raw:1", "raw:t"), ("skip_processing:png", "skp:png"),
+                     ("filename:a", "fn:a"), ("return_attachment:1", "att:1"), ("preset:p", "pr:p"),
+                     ("keep_copyright:0", "kcr:0"), ("strip_color_profile:1", "scp:1")]
+        for (long, short) in pairs {
+            let a = try ImgproxyURL(path: "/_/\(long)/plain/http://a.com/x.jpg", presets: presets, onlyPresets: false).options
+            let b = try ImgproxyURL(path: "/_/\(short)/plain/http://a.com/x.jpg", presets: presets, onlyPresets: false).options
+            #expect(a == b, "\(long) vs \(short)")
+            // kcr:0 and scp:1 are what every result is already.
+            #expect(a != ProcessingOptions() || long.hasPrefix("keep_copyright") || long.hasPrefix("strip_color"), "\(long) changed nothing")
+        }
+    }
+
     /// imgproxy: `cachebuster:%string` changes the URL (and so caches' keys) but not the
     /// image; an empty one is none.
     @Test func cachebusterChangesTheResultKeyOnly() async throws {

@@ -34,6 +34,18 @@ import Testing
         #expect(try Self.url("/sig/pr:both" + source).options == (try Self.url("/sig/rs:fill:50:50/q:60/sh:1.5" + source)).options)
     }
 
+    /// A `POST /batch` item's options expand presets as a URL's do, the `default` one first; in
+    /// only-presets mode they are preset names.
+    @Test func batchItemOptionsExpandPresets() throws {
+        let presets = try Presets(definitions: Self.definitions + ["default=q:45"])
+        let item = try ImgproxyURL.options("pr:thumb/w:40", presets: presets, onlyPresets: false)
+        #expect(item == (try ImgproxyURL.options("q:45/rs:fill:50:50/q:60/w:40")))
+        #expect(try ImgproxyURL.options("", presets: presets, onlyPresets: false).quality == 45)
+        let named = try ImgproxyURL.options("small:sharp", presets: presets, onlyPresets: true)
+        #expect(named == (try ImgproxyURL.options("q:45/w:40/sh:1.5")))
+        #expect(throws: ServiceError.badOption("unknown preset 'w'")) { try ImgproxyURL.options("w:40", presets: presets, onlyPresets: true) }
+    }
+
     /// imgproxy: a preset met again within its own expansion is skipped (with a warning there),
     /// so a preset that names itself, directly or through another, cannot loop.
     @Test func selfReferencesAreSkipped() throws {
