@@ -221,9 +221,7 @@ final class ImageService: Sendable {
                                             enlarge: options.enlarge, gravity: options.gravity))
             }
         }
-        if options.blur > 0 { processors.append(GaussianBlur(sigma: options.blur)) }
-        if options.sharpen > 0 { processors.append(Sharpen(sigma: options.sharpen)) }
-        if options.pixelate > 1 { processors.append(Pixelate(size: options.pixelate)) }
+        processors += options.filters
         if let background = options.background { processors.append(Flatten(background: background)) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
     }

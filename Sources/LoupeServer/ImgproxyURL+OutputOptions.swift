@@ -138,21 +138,3 @@ extension ImgproxyURL {
         }
     }
 }
-
-extension ProcessingOptions {
-    /// The result key's part for the options above: only what changes the result's bytes
-    /// (`filename` and `return_attachment` change headers only), empty when none is set so
-    /// that keys of URLs without them stay as they were.
-    var outputKey: String {
-        var key = ""
-        if sharpen > 0 { key += ";sh=\(sharpen)" }
-        if pixelate > 1 { key += ";pix=\(pixelate)" }
-        if !formatQuality.isEmpty {
-            key += ";fq=" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ",")
-        }
-        if maxBytes > 0 { key += ";mb=\(maxBytes)" }
-        if raw { key += ";raw" }
-        if !skipProcessing.isEmpty { key += ";skp=" + skipProcessing.map(\.rawValue).sorted().joined(separator: ",") }
-        return key
-    }
-}
