@@ -33,8 +33,8 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `pixelate`/`pix`: block size in pixels (0 or 1: none).
     public var pixelate = 0
     /// `format_quality`/`fq`: quality per output format, under `quality` (which wins) and over
-    /// the server's `--format-quality`. After ``ImageService/check(_:now:)``: the quality each
-    /// lossy format gets, or empty when `quality` holds the one quality they all get.
+    /// the server's `--format-quality`. Once the service has checked the options: the quality
+    /// each lossy format gets, or empty when `quality` holds the one quality they all get.
     public var formatQuality: [ImageFormat: Int] = [:]
     /// `max_bytes`/`mb`: the largest result in bytes for JPEG, WebP and AVIF, reached by lowering
     /// the quality (0: no limit).
