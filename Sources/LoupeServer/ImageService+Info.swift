@@ -13,7 +13,7 @@ extension ImageService {
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
     func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
         let box = options.scaledBox
-        let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
+        let processes = box.width > 0 || box.height > 0 || !options.filters.isEmpty || options.background != nil
         let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0

@@ -80,7 +80,7 @@ final class ImageService: Sendable {
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
     /// service's answer for anything wrong.
     func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
-        let parsed = try ImgproxyURL(path: path)
+        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets)
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         var options = parsed.options
         try check(&options, now: now)
@@ -103,12 +103,29 @@ final class ImageService: Sendable {
     /// Checks parsed options against the server's limits and the clock (expiry), and fills in
     /// the server's defaults: the same for a URL's options and a batch item's.
     func check(_ options: inout ProcessingOptions, now: Date = Date()) throws(ServiceError) {
-        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        // imgproxy's rule: a time of 0 or before 1970 sets no expiry.
+        if let expires = options.expires, expires > 0, Double(expires) < now.timeIntervalSince1970 { throw .expired }
         let box = options.scaledBox
         guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
-        if options.quality == nil { options.quality = settings.defaultQuality }
+        resolveQualities(&options)
+    }
+
+    /// Replaces the URL's `quality` and `format_quality` with the quality each lossy format
+    /// will get (``ResultEncoder/quality(for:options:settings:)``), in one canonical form for
+    /// the result key: one `quality` when the formats agree (`q:80`, `fq:jpeg:80` and nothing
+    /// at all share a result when the server's default is 80), else every format's.
+    func resolveQualities(_ options: inout ProcessingOptions) {
+        let formats: [ImageFormat] = [.jpeg, .webp, .avif]
+        let qualities = formats.map { ResultEncoder.quality(for: $0, options: options, settings: settings) }
+        if Set(qualities).count == 1 {
+            options.quality = qualities[0]
+            options.formatQuality = [:]
+        } else {
+            options.quality = nil
+            options.formatQuality = Dictionary(uniqueKeysWithValues: zip(formats, qualities))
+        }
     }
 
     /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
@@ -143,6 +160,9 @@ final class ImageService: Sendable {
     /// Makes the result: pipeline, then the encoder off the cooperative pool.
     fileprivate func make(_ job: ResultJob) async throws -> EncodedResult {
         let plan = job.plan
+        if plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
+            return source
+        }
         let start = ContinuousClock.now
         let response = try await pipeline.image(for: plan.request)
         metrics.record(stage: "pipeline", since: start)
@@ -158,25 +178,13 @@ final class ImageService: Sendable {
         // Asked once: the format choice and JPEG's flattening both need it.
         let transparent = decoded.hasTransparency
         let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: transparent)
-        let quality = plan.options.quality ?? settings.defaultQuality
+        let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool.
         let (result, encodeStart) = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) {
             let encodeStart = ContinuousClock.now
-            var bitmap = decoded
-            if format == .jpeg, plan.options.background == nil, transparent {
-                // JPEG has no alpha: flatten onto white rather than leave what lies under
-                // transparent pixels visible.
-                bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
-            }
-            let encoded: Data
-            switch format {
-            case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
-            case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
-            case .avif: encoded = try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
-            case .png, .gif, .heif, .jxl: encoded = try ImageEncoder().encode(bitmap, as: .png)
-            }
+            let encoded = try encoder.encode(decoded, transparent: transparent, flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
         }
         metrics.record(stage: "encode", since: encodeStart)
@@ -213,7 +221,7 @@ final class ImageService: Sendable {
                                             enlarge: options.enlarge, gravity: options.gravity))
             }
         }
-        if options.blur > 0 { processors.append(GaussianBlur(sigma: options.blur)) }
+        processors += options.filters
         if let background = options.background { processors.append(Flatten(background: background)) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
     }

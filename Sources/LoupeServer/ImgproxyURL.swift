@@ -90,6 +90,12 @@ public struct ImgproxyURL: Sendable, Equatable {
         "background": "background", "bg": "background", "blur": "blur", "bl": "blur",
         "strip_metadata": "strip_metadata", "sm": "strip_metadata",
         "cachebuster": "cachebuster", "cb": "cachebuster", "expires": "expires", "exp": "expires",
+        "sharpen": "sharpen", "sh": "sharpen", "pixelate": "pixelate", "pix": "pixelate",
+        "format_quality": "format_quality", "fq": "format_quality", "max_bytes": "max_bytes", "mb": "max_bytes",
+        "keep_copyright": "keep_copyright", "kcr": "keep_copyright",
+        "strip_color_profile": "strip_color_profile", "scp": "strip_color_profile", "raw": "raw",
+        "skip_processing": "skip_processing", "skp": "skip_processing", "filename": "filename", "fn": "filename",
+        "return_attachment": "return_attachment", "att": "return_attachment", "preset": "preset", "pr": "preset",
     ]
 
     /// Applies one `name:arg:arg` segment.
@@ -161,6 +167,8 @@ public struct ImgproxyURL: Sendable, Equatable {
             try count(1...1)
             guard let time = Int(args[0]) else { throw .badOption("expires '\(args[0])' is not a Unix time") }
             options.expires = time
+        case _ where outputOptionNames.contains(canonical):
+            try applyOutputOption(canonical, name: name, args: args, to: &options)
         default:
             throw .unsupportedOption(name)
         }

@@ -28,6 +28,26 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var cacheBuster = ""
     /// `expires`/`exp`: Unix time after which the URL is refused.
     public var expires: Int?
+    /// `sharpen`/`sh`: sigma of the sharpening mask in pixels (0: none).
+    public var sharpen = 0.0
+    /// `pixelate`/`pix`: block size in pixels (0 or 1: none).
+    public var pixelate = 0
+    /// `format_quality`/`fq`: quality per output format, under `quality` (which wins) and over
+    /// the server's `--format-quality`. Once the service has checked the options: the quality
+    /// each lossy format gets, or empty when `quality` holds the one quality they all get.
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// `max_bytes`/`mb`: the largest result in bytes for JPEG, WebP and AVIF, reached by lowering
+    /// the quality (0: no limit).
+    public var maxBytes = 0
+    /// `raw`: the source's bytes as they are, after the limits are checked.
+    public var raw = false
+    /// `skip_processing`/`skp`: source formats answered with the source's bytes when the result
+    /// would have their format.
+    public var skipProcessing: Set<ImageFormat> = []
+    /// `filename`/`fn`: the download name's stem in `Content-Disposition` (`nil`: the source's).
+    public var filename: String?
+    /// `return_attachment`/`att`: `Content-Disposition: attachment` rather than `inline`.
+    public var returnAttachment = false
 
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}
@@ -44,5 +64,6 @@ public struct ProcessingOptions: Sendable, Equatable {
         return "rs=\(resizingType.rawValue):\(box.width):\(box.height):\(enlarge ? 1 : 0)"
             + ";g=\(gravity.anchor.rawValue):\(gravity.offsetX):\(gravity.offsetY)"
             + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
+            + outputKey
     }
 }

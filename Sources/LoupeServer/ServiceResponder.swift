@@ -109,7 +109,7 @@ struct ServiceResponder: HTTPResponder {
         var headers = cacheHeaders(result, plan: plan)
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
-        headers[.contentDisposition] = "inline; filename=\"\(Self.fileName(for: plan.url, format: result.format))\""
+        headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
@@ -120,7 +120,7 @@ struct ServiceResponder: HTTPResponder {
     private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
         var headers = HTTPFields()
         headers[.eTag] = result.etag
-        headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: service.settings.timeToLive, expires: plan.options.expires))"
         if plan.negotiated { headers[.vary] = "Accept" }
         return headers
     }

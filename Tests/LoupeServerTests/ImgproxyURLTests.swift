@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func unsupportedOptionsAreNamed() throws {
-        for (option, name) in [("crop:10:10", "crop"), ("wm:1", "wm"), ("pr:thumb", "pr"), ("rot:90", "rot")] {
+        for (option, name) in [("crop:10:10", "crop"), ("wm:1", "wm"), ("ph:1", "ph"), ("rot:90", "rot")] {
             #expect(throws: ServiceError(400, "unsupportedOption", "option '\(name)' is not supported by this server")) {
                 try ImgproxyURL(path: "/_/\(option)/plain/http://a.com/x.jpg")
             }
