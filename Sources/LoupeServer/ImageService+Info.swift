@@ -14,7 +14,9 @@ extension ImageService {
     func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
         let box = options.scaledBox
         let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
-        let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
+        let request = processes
+            ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
+            : ImageRequest(url: url, thumbnail: 256)
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
