@@ -108,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         do {
-            try await server.run { port in
+            try await ServeLifecycle(server: server, logger: logger).run { port in
                 StandardOutput.writeLine("loupe serve: listening on http://\(settings.host):\(port)")
                 started(port)
             }

@@ -21,12 +21,12 @@ public struct ServerSettings: Sendable {
     /// Memory cache limit in bytes of decoded pixels. Small by default: results are kept
     /// encoded in the result cache, and decoded pixels of distinct sources kept here would be
     /// most of the server's memory (a 256 MB cache took its peak RSS from 68 to 387 MB in
-    /// Scripts/bench-serve.sh) for few hits.
+    /// Scripts/bench/bench-serve.sh) for few hits.
     public var memoryLimit = 32 << 20
     /// Memory limit in bytes of encoded results kept in front of the disk result cache (0:
     /// none). A repeated URL is then answered from memory, without a file read; results are
     /// small (a 512 px JPEG is tens of KB), so the default holds several hundred. 64 MB took
-    /// the peak RSS at 64 connections in Scripts/bench-serve.sh from 152–161 MB to 244–290 MB.
+    /// the peak RSS at 64 connections in Scripts/bench/bench-serve.sh from 152–161 MB to 244–290 MB.
     public var resultMemoryLimit = 32 << 20
     /// Largest source accepted, in bytes.
     public var maximumSourceBytes = 50 << 20

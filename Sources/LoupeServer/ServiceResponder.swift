@@ -13,17 +13,27 @@ struct ServiceResponder: HTTPResponder {
     let service: ImageService
     let state: ServerState
     let accessLog: Logger?
-    let connections: ClientConnections
+    /// The connection watcher of `loupe serve`'s own server (`nil` in an app's router, which
+    /// installs none).
+    let connections: ClientConnections?
+    /// What is answered; a path of an endpoint not listed is 404.
+    let endpoints: ImageRoutes.Endpoints
 
+    /// `loupe serve`'s own server: the whole target path, the client's connection watched.
     func respond(to request: Request, context: Context) async throws -> Response {
-        let start = ContinuousClock.now
         let target = request.head.path ?? "/"
-        let path = String(target.prefix { $0 != "?" })
+        return await answer(request, path: String(target.prefix { $0 != "?" }), connection: connections?.connection(for: context.channel))
+    }
+
+    /// Answers `request` for `path` (the target's path below where the routes are mounted, no
+    /// query); `connection`, when known, cancels the request's work if its client goes away.
+    func answer(_ request: Request, path: String, connection: ClientConnection?) async -> Response {
+        let start = ContinuousClock.now
         service.metrics.inFlight.increment()
         defer { service.metrics.inFlight.decrement() }
         var response: Response
         do {
-            response = try await route(request, path: path, connection: connections.connection(for: context.channel))
+            response = try await route(request, path: path, connection: connection)
         } catch {
             response = Self.errorResponse(ServiceError.from(error))
         }
@@ -49,6 +59,10 @@ struct ServiceResponder: HTTPResponder {
 
     private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
+        case (_, "/health") where !endpoints.contains(.health), (_, "/metrics") where !endpoints.contains(.metrics):
+            throw ServiceError.notFound
+        case (_, _) where !endpoints.contains(.images):
+            throw ServiceError.notFound
         case (.get, "/health"), (.head, "/health"):
             return state.isDraining
                 ? Self.json(["status": "draining"], status: .serviceUnavailable)

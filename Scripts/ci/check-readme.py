@@ -7,7 +7,7 @@ PATH and a private XDG_CACHE_HOME; their standard output is compared with the RE
 after both have their timings ("ms":123, 123 ms) replaced by a placeholder. Exits 1 on the first
 difference, printing both.
 
-usage: Scripts/check-readme.py <folder holding the loupe binary>
+usage: Scripts/ci/check-readme.py <folder holding the loupe binary>
 """
 import os
 import re
@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def examples(readme):

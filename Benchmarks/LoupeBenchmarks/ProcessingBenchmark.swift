@@ -4,7 +4,7 @@ import LoupeProcessing
 
 /// `LoupeBenchmarks processing`: dominant colour and resize on the corpus photographs, beside
 /// the Python references run in the same invocation (Scripts/conformance/bench_reference.py in
-/// the conformance venv; Scripts/test.sh or Scripts/conformance/venv.sh makes it):
+/// the conformance venv; Scripts/ci/test.sh or Scripts/conformance/venv.sh makes it):
 ///
 /// - exact dominant colour including read + decode vs `ColorThief(path).get_color(quality=10)`
 ///   (target ≥ 10×), and the quantization alone (sampling + MMCQ on decoded pixels) vs

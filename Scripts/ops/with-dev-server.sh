@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs a shell command beside a development `loupe serve --dev` (the README's /info and /batch
-# examples, checked by Scripts/check-readme.py). The server listens on a free port of 127.0.0.1
+# examples, checked by Scripts/ci/check-readme.py). The server listens on a free port of 127.0.0.1
 # and serves unsigned URLs of sample photos from an origin inside it, also on 127.0.0.1; the
 # command gets LOUPE (the server's base URL) and ORIGIN (the photos' base URL) in its
 # environment, and its output shows them as $LOUPE and $ORIGIN (their ports change from run to
 # run). Afterwards the server gets SIGTERM and must exit 0.
-#   Scripts/with-dev-server.sh 'curl -s "$LOUPE/info/insecure/plain/$ORIGIN/photos/sunset.jpg"'
+#   Scripts/ops/with-dev-server.sh 'curl -s "$LOUPE/info/insecure/plain/$ORIGIN/photos/sunset.jpg"'
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 '<shell command>'" >&2; exit 2; }
 output=$(mktemp /tmp/loupe-dev-server-XXXXXX)

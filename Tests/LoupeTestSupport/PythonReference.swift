@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Runs a reference script from Scripts/conformance (Pillow, colorthief, the PyPI `imgproxy`
-/// builder…) in the conformance venv that `Scripts/conformance/venv.sh` makes (Scripts/test.sh
+/// builder…) in the conformance venv that `Scripts/conformance/venv.sh` makes (Scripts/ci/test.sh
 /// runs it), from the repository root, and returns what it printed.
 package enum PythonReference {
     /// Runs `script` with `arguments` and waits for it on a Dispatch thread, not on Swift's

@@ -3,30 +3,30 @@ import Logging
 
 /// A swift-log handler writing each record as one JSON object per line: the access log (and
 /// start-up messages) in a form log collectors parse without patterns.
-public struct JSONLogHandler: LogHandler {
+struct JSONLogHandler: LogHandler {
     /// Where lines go.
     private let write: @Sendable (String) -> Void
     private let label: String
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
 
     /// A handler for `label` writing to standard error.
-    public init(label: String) {
+    init(label: String) {
         self.init(label: label) { line in FileHandle.standardError.write(Data(line.utf8)) }
     }
 
     /// A handler for `label` giving each line (newline included) to `write`.
-    public init(label: String, write: @escaping @Sendable (String) -> Void) {
+    init(label: String, write: @escaping @Sendable (String) -> Void) {
         self.label = label
         self.write = write
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    func log(event: LogEvent) {
         var object: [String: Any] = [
             "time": ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds]),
             "level": event.level.rawValue, "logger": label, "message": event.message.description,

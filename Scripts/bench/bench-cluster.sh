@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The proxy tier's cost and gain: wrk against one `loupe serve` instance directly, then through
-# nginx (Scripts/cluster.sh, deploy/nginx.conf) with 1 and with 2 instances, for the same
-# operation as Scripts/bench-serve.sh — fit within 512x512, JPEG quality 80, ~2-megapixel photos
+# nginx (Scripts/ops/cluster.sh, deploy/nginx.conf) with 1 and with 2 instances, for the same
+# operation as Scripts/bench/bench-serve.sh — fit within 512x512, JPEG quality 80, ~2-megapixel photos
 # served by another nginx on loopback. Two workloads:
 #   cold: every URL distinct (every request reaches an instance: download, decode, resize, encode);
 #   warm: a repeated set of 16 URLs (nginx's cache through nginx; the instance's result cache direct).
 # Rounds run A B A B (direct, nginx+1, nginx+2, then again); each figure is the median of the
 # rounds, and ratios are against the direct instance. The machine is shared: the load average is
 # printed with the results.
-#   Scripts/bench-cluster.sh [seconds per run] [connections] [rounds]   (default 8 s, 8, 3)
+#   Scripts/bench/bench-cluster.sh [seconds per run] [connections] [rounds]   (default 8 s, 8, 3)
 # Everything listens on 127.0.0.1 only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 duration="${1:-8}"
 connections="${2:-8}"
 rounds="${3:-3}"
@@ -22,7 +22,7 @@ echo "== building loupe (release)" >&2
 swift build -c release --product loupe >&2
 
 work="$(mktemp -d /tmp/loupe-bench-cluster-XXXXXX)"
-source Scripts/bench-sources.sh
+source Scripts/bench/bench-sources.sh
 
 # The cluster: unsigned URLs (wrk's paths need no signing), sources on loopback.
 export LOUPE_CLUSTER_DIR="$work/cluster" LOUPE_CLUSTER_PORT LOUPE_BIN="$PWD/.build/release/loupe"
@@ -35,7 +35,7 @@ while ! python3 -c "import socket,sys; [socket.socket().bind(('127.0.0.1', $LOUP
 done
 origin_pid=""
 cleanup() {
-  bash Scripts/cluster.sh stop >/dev/null 2>&1 || true
+  bash Scripts/ops/cluster.sh stop >/dev/null 2>&1 || true
   [ -z "$origin_pid" ] || kill "$origin_pid" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -56,7 +56,7 @@ run() {
     for path in $(head -16 "$work/$id.txt"); do curl -s -o /dev/null "http://127.0.0.1:$port$path"; done
   fi
   local out
-  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --timeout 30s --latency -s Scripts/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$id.txt" 2 2>&1)
+  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --timeout 30s --latency -s Scripts/bench/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$id.txt" 2 2>&1)
   echo "$out" > "$work/$id.wrk"
   local non2xx; non2xx=$(echo "$out" | awk '/Non-2xx/ { print $NF }')
   [ -z "$non2xx" ] || echo "warning: port $port $kind: $non2xx non-2xx answers" >&2
@@ -69,10 +69,10 @@ echo "== measuring: $duration s per run, $connections connections, $rounds round
 declare -A result
 for round in $(seq 1 "$rounds"); do
   for kind in cold warm; do
-    bash Scripts/cluster.sh start 1 >/dev/null
+    bash Scripts/ops/cluster.sh start 1 >/dev/null
     result[direct-$kind-$round]=$(run $((LOUPE_CLUSTER_PORT + 1)) "$kind")
     result[nginx1-$kind-$round]=$(run "$LOUPE_CLUSTER_PORT" "$kind")
-    bash Scripts/cluster.sh start 2 >/dev/null
+    bash Scripts/ops/cluster.sh start 2 >/dev/null
     result[nginx2-$kind-$round]=$(run "$LOUPE_CLUSTER_PORT" "$kind")
     echo "round $round $kind: direct ${result[direct-$kind-$round]} | nginx+1 ${result[nginx1-$kind-$round]} | nginx+2 ${result[nginx2-$kind-$round]}" >&2
   done

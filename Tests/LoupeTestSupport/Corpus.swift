@@ -1,6 +1,6 @@
 import Foundation
 
-/// The test corpus that Scripts/fetch-corpus.sh assembles in `Corpus/` (Scripts/test.sh runs it
+/// The test corpus that Scripts/fetch-corpus.sh assembles in `Corpus/` (Scripts/ci/test.sh runs it
 /// first): the one place the codec and processing tests find its files.
 package enum Corpus {
     /// The repository checkout the tests run from.
@@ -34,7 +34,7 @@ package enum Corpus {
     }
 }
 
-/// A corpus file or folder (or something else Scripts/test.sh prepares) is not there.
+/// A corpus file or folder (or something else Scripts/ci/test.sh prepares) is not there.
 package struct CorpusMissing: Error, CustomStringConvertible {
     /// What is missing.
     package let path: String

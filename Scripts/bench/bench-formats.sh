@@ -2,15 +2,15 @@
 # HEIF, AVIF and JPEG XL decode-to-256-px thumbnails: Loupe beside vipsthumbnail and Pillow
 # (with pillow-heif, pillow-avif-plugin and pillow-jxl-plugin), in one run, single-threaded,
 # medians, with ratios; then what colour management costs on tagged JPEGs (LoupeBenchmarks color).
-#   Scripts/bench-formats.sh [repetitions]        (default 15)
+#   Scripts/bench/bench-formats.sh [repetitions]        (default 15)
 # The files are made here from the corpus's largest photos by heif-enc, avifenc and cjxl (the
-# tools of the conformance corpus). Start-up is excluded as in Scripts/bench-codecs.sh: Loupe and
+# tools of the conformance corpus). Start-up is excluded as in Scripts/bench/bench-codecs.sh: Loupe and
 # Pillow time inside one process; vipsthumbnail's per-image time is the difference between a
 # batch of 11 copies of the file and one, divided by 10. Copies, not the same name 11 times:
 # libvips' operation cache serves a repeated file name's load from memory (a JPEG XL file
 # measured 37 ms per image repeated, 129 ms as 11 distinct copies).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repetitions="${1:-15}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null

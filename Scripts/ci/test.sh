@@ -3,11 +3,12 @@
 #   1. installs system packages (Scripts/setup.sh),
 #   2. builds everything, tests included, with warnings as errors (set in Package.swift),
 #   3. runs every test,
-#   4. runs the concurrency-heavy targets again under ThreadSanitizer; any report fails the run,
-#   5. runs the tests again in an optimised (release) build,
-#   6. runs the README's commands: the demo (release build) and the `loupe fetch` examples.
+#   4. builds and tests the embedding example (a package of its own),
+#   5. runs the concurrency-heavy targets again under ThreadSanitizer; any report fails the run,
+#   6. runs the tests again in an optimised (release) build,
+#   7. runs the README's commands: the demo (release build) and the `loupe fetch` examples.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source Scripts/setup.sh
 
 # The venv first: the colour corpus is partly written by its Pillow.
@@ -42,16 +43,21 @@ swift test --skip-build --disable-xctest --filter ScrollSimulationTests
 echo "== image service tests (loupe serve over real HTTP)"
 swift test --skip-build --disable-xctest --filter LoupeServerTests
 
-# Apart, because they start whole clusters with Scripts/cluster.sh (two `loupe serve` processes
+# Apart, because they start whole clusters with Scripts/ops/cluster.sh (two `loupe serve` processes
 # behind nginx) and put 2,000 requests through each; bounded, since a hung child must not hold CI
 # for its 90 minutes (~1.5 min here).
-echo "== cluster tests (Scripts/cluster.sh: loupe serve instances behind nginx)"
+echo "== cluster tests (Scripts/ops/cluster.sh: loupe serve instances behind nginx)"
 timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
+
+# Apart, because it is a package of its own (an app that depends on Loupe by path and mounts its
+# image routes under /images), built the way a Swift server team would build theirs.
+echo "== the embedding example (Examples/EmbeddedService)"
+(cd Examples/EmbeddedService && swift build --build-tests && swift test --skip-build --disable-xctest)
 
 echo "== tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line; the suppressions
 # file lists the third-party false positives, each with its reason.
-tsan_options="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/Scripts/tsan-suppressions.txt"
+tsan_options="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/Scripts/ci/tsan-suppressions.txt"
 TSAN_OPTIONS="$tsan_options" \
   swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests' \
   --skip ScrollSimulationTests
@@ -76,4 +82,4 @@ echo "== the README's commands"
 # The main job exactly as the README gives it (it checks its own scenarios and exits 1 if one
 # breaks), then the `loupe fetch` examples, whose output must be what the README shows.
 swift run -c release loupe demo
-python3 Scripts/check-readme.py .build/release
+python3 Scripts/ci/check-readme.py .build/release

@@ -2,7 +2,7 @@
 # Decode-to-256-px thumbnail benchmark: Loupe beside vipsthumbnail, Pillow (draft + thumbnail)
 # and djpeg -scale 1/8, on the corpus's real photographs (scikit-image data and the largest
 # JPEGs), in one run, single-threaded, medians of repeated runs, per image, with ratios.
-#   Scripts/bench-codecs.sh [repetitions]        (default 15)
+#   Scripts/bench/bench-codecs.sh [repetitions]        (default 15)
 # Start-up is excluded for every tool:
 #   - Loupe and Pillow time each file inside one long-lived process;
 #   - vipsthumbnail takes all files in one invocation; the per-image time is the difference
@@ -10,7 +10,7 @@
 #   - djpeg decodes one file per process, so its per-image time is its median run on the file
 #     minus its median run on a tiny 8x8 JPEG (process start-up and exit).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repetitions="${1:-15}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null

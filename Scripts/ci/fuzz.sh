@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer target for one decoder (or the ICC profile path) for a given time:
-#   Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>
+#   Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>
 # Builds LoupeCodecsFuzz with -sanitize=fuzzer,address (Swift and the C shim; the system codec
 # libraries are not instrumented, but AddressSanitizer's allocator and LeakSanitizer still see
 # their heap), seeds it from the corpus (Scripts/fetch-corpus.sh), and keeps new inputs in
 # .build-fuzz/corpus-<decoder>/ and crashes in .build-fuzz/crashes-<decoder>/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-decoder="${1:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
-seconds="${2:?usage: Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
+cd "$(dirname "$0")/../.."
+decoder="${1:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
+seconds="${2:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>}"
 case "$decoder" in
   jpeg) patterns=("*.jpg" "*.jpeg") ;;
   png) patterns=("*.png") ;;

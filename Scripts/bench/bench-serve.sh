@@ -5,11 +5,11 @@
 #   cold: every URL distinct (no cache can help: each request downloads, decodes, resizes, encodes);
 #   warm: a repeated set of 16 URLs (loupe's result cache, thumbor's file result storage).
 # Prints req/s, p50 / p99 latency, CPU per request and peak RSS side by side, with the ratio.
-#   Scripts/bench-serve.sh [seconds per run] [connections]     (default 15 s, 4 connections)
+#   Scripts/bench/bench-serve.sh [seconds per run] [connections]     (default 15 s, 4 connections)
 # thumbor runs as many processes as cores; loupe serve with its defaults (workers = cores).
 # Everything listens on 127.0.0.1 only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 duration="${1:-15}"
 connections="${2:-4}"
 source Scripts/setup.sh
@@ -35,7 +35,7 @@ if [ ! -x .venv-thumbor/bin/thumbor ]; then
 fi
 
 # The sources: ~2-megapixel photos from nginx on loopback.
-source Scripts/bench-sources.sh
+source Scripts/bench/bench-sources.sh
 bench_sources "$work"
 pids+=("$origin_pid")
 
@@ -90,7 +90,7 @@ run() {
   fi
   local before after out
   before=$(cpu_ticks "$pid")
-  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s Scripts/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
+  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s Scripts/bench/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
   after=$(cpu_ticks "$pid")
   echo "$out" > "$work/$run_id.wrk"
   local requests rps p50 p99 non2xx
@@ -123,7 +123,7 @@ thumbor_rss=$(peak_rss "$thumbor_pid")
 # RSS afterwards covers the whole run (the kernel's high-water mark).
 echo "== memory: 64 connections, distinct sources, ${duration} s" >&2
 paths loupe 20000 cold "loupe-memory-$RANDOM$RANDOM" > "$work/memory.txt"
-memory_out=$(wrk -t 2 -c 64 -d "${duration}s" --timeout 30s -s Scripts/wrk-paths.lua "http://127.0.0.1:$loupe_port" -- "$work/memory.txt" 2 2>&1)
+memory_out=$(wrk -t 2 -c 64 -d "${duration}s" --timeout 30s -s Scripts/bench/wrk-paths.lua "http://127.0.0.1:$loupe_port" -- "$work/memory.txt" 2 2>&1)
 echo "$memory_out" > "$work/memory.wrk"
 memory_requests=$(echo "$memory_out" | awk '/requests in/ { print $1 }')
 memory_non2xx=$(echo "$memory_out" | awk '/Non-2xx/ { print $NF }')

@@ -1,7 +1,7 @@
 // libFuzzer entry point for the codecs: one executable, the decoder chosen by the
 // LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl; icc feeds the
 // input to the colour management path as a JPEG's ICC profile). Built and run by
-// Scripts/fuzz.sh with -sanitize=fuzzer,address; the ordinary build compiles it as a plain
+// Scripts/ci/fuzz.sh with -sanitize=fuzzer,address; the ordinary build compiles it as a plain
 // executable that only explains how to run it.
 import Foundation
 import LoupeCodecs
@@ -60,7 +60,7 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
 @main
 enum FuzzUsage {
     static func main() {
-        print("LoupeCodecsFuzz is a libFuzzer target: run Scripts/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>")
+        print("LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>")
     }
 }
 #endif

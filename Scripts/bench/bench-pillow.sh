@@ -2,13 +2,13 @@
 # The decode -> 256 px thumbnail hot path, one thread, beside Pillow's `draft` + `thumbnail`
 # (libjpeg-turbo and libpng under both): CPU time (user + system) of whole commands, the two
 # interleaved run by run (A B A B), medians, and the ratio per pair with its spread.
-#   Scripts/bench-pillow.sh [repetitions]        (default 9)
+#   Scripts/bench/bench-pillow.sh [repetitions]        (default 9)
 # `loupe fetch --no-cache --thumbnail 256 --concurrency 1` on the corpus's photographs (the 26
 # scikit-image PNGs and JPEGs) vs Scripts/conformance/pillow_thumbnails.py on the same files;
 # neither writes a file. Each side is also run with no file at all, so start-up (Python and
 # Pillow's imports; the Swift runtime) can be told apart from the per-image work.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repetitions="${1:-9}"
 source Scripts/setup.sh >/dev/null
 bash Scripts/fetch-corpus.sh >/dev/null

@@ -9,7 +9,7 @@ import LoupeCodecs
 /// processing layer's resizer (not part of LoupeCodecs), so that the result is a finished
 /// thumbnail like vipsthumbnail's and Pillow's. Single-threaded, in one process: start-up is
 /// paid once, before timing. Prints one line per file: `loupe <path> <median ms> <w>x<h>`.
-/// Scripts/bench-codecs.sh runs this beside vipsthumbnail, Pillow and djpeg and prints ratios.
+/// Scripts/bench/bench-codecs.sh runs this beside vipsthumbnail, Pillow and djpeg and prints ratios.
 enum CodecBenchmark {
     static let target = 256
 
@@ -50,7 +50,7 @@ enum CodecBenchmark {
                 size = (thumbnail.width, thumbnail.height)
                 if run > 0 { times.append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15) }
             }
-            // Plain lines (not Measurement's report) so Scripts/bench-codecs.sh can parse them.
+            // Plain lines (not Measurement's report) so Scripts/bench/bench-codecs.sh can parse them.
             let median = Measurement.median(of: times)
             print("loupe \(path) \(String(format: "%.3f", median)) \(size.0)x\(size.1)")
         }

@@ -3,16 +3,16 @@ import LoupeCodecs
 import LoupeProcessing
 
 /// `LoupeBenchmarks formats`: decode-to-256-px thumbnail time for HEIF, AVIF and JPEG XL files
-/// (made by Scripts/bench-formats.sh in .build-bench/formats, whose paths it passes in
+/// (made by Scripts/bench/bench-formats.sh in .build-bench/formats, whose paths it passes in
 /// LOUPE_BENCH_FILES), and `LoupeBenchmarks color`: what colour management adds to decoding
-/// tagged JPEGs. Single-threaded, one process, medians; lines for Scripts/bench-formats.sh.
+/// tagged JPEGs. Single-threaded, one process, medians; lines for Scripts/bench/bench-formats.sh.
 enum FormatsBenchmark {
     /// Decode with `maxPixelSize: 256`, then the same area average as `CodecBenchmark`, so the
     /// result is a finished thumbnail like vipsthumbnail's and Pillow's.
     static func run() async throws {
         let files = (ProcessInfo.processInfo.environment["LOUPE_BENCH_FILES"] ?? "").split(separator: " ").map(String.init)
         guard !files.isEmpty else {
-            print("formats: run Scripts/bench-formats.sh (it makes the files and passes them in LOUPE_BENCH_FILES)")
+            print("formats: run Scripts/bench/bench-formats.sh (it makes the files and passes them in LOUPE_BENCH_FILES)")
             return
         }
         for path in files {

@@ -2,12 +2,12 @@
 # `loupe fetch` beside `vipsthumbnail` as a user runs them: whole commands (process start-up
 # included), 256 px JPEG thumbnails of the corpus's real photographs written to a folder, in one
 # run, the two commands interleaved, medians of repeated runs, and their ratio.
-#   Scripts/bench-cli.sh [repetitions]        (default 9)
+#   Scripts/bench/bench-cli.sh [repetitions]        (default 9)
 # Both use every core (`loupe` loads 8 at a time; vips threads its pipeline). `loupe` runs with
 # --no-cache so every run decodes from the files, as vipsthumbnail does; --colors adds the exact
 # dominant colour (a second, full-size decode) to show what it costs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repetitions="${1:-9}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null

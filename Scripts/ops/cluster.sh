@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # N `loupe serve` instances on loopback behind nginx (deploy/nginx.conf): least-connections
 # balancing, retries on the next instance, and a shared result cache.
-#   Scripts/cluster.sh start N    start instances 1..N and nginx (idempotent: starts only what is
+#   Scripts/ops/cluster.sh start N    start instances 1..N and nginx (idempotent: starts only what is
 #                                 not running; a changed N rewrites nginx's configuration and
 #                                 reloads it). Restarting an instance that died: `start N` again.
-#   Scripts/cluster.sh stop       stop nginx and every instance (SIGTERM: requests in flight finish)
-#   Scripts/cluster.sh status     each instance's /health, whether it accepts the cluster's
+#   Scripts/ops/cluster.sh stop       stop nginx and every instance (SIGTERM: requests in flight finish)
+#   Scripts/ops/cluster.sh status     each instance's /health, whether it accepts the cluster's
 #                                 signatures, and nginx's stub_status; exit 1 if anything is wrong
 # Settings, from the environment:
 #   LOUPE_CLUSTER_DIR    the cluster's folder: pids, logs, nginx's cache and temporary files, each
@@ -25,7 +25,7 @@
 #   probe with the LOUPE_KEY/LOUPE_SALT of its own environment, so an instance started with
 #   another key shows as "signature MISMATCH".
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${LOUPE_CLUSTER_DIR:-/tmp/loupe-cluster}"
 host="${LOUPE_CLUSTER_HOST:-127.0.0.1}"
 port="${LOUPE_CLUSTER_PORT:-8080}"
