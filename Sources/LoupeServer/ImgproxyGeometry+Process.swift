@@ -23,7 +23,18 @@ extension ImgproxyGeometry {
             let (wScale, hScale) = turned ? (plan.hScale, plan.wScale) : (plan.wScale, plan.hScale)
             let width = max(1, GeometryMath.round(Double(image.width) * wScale))
             let height = max(1, GeometryMath.round(Double(image.height) * hScale))
-            if width != image.width || height != image.height {
+            let cutWidth = GeometryMath.minNonZero(plan.resultCropWidth, width)
+            let cutHeight = GeometryMath.minNonZero(plan.resultCropHeight, height)
+            if options.rotate == 0, !options.flipHorizontal, !options.flipVertical, options.gravity.kind != .smart,
+               cutWidth < width || cutHeight < height {
+                // The scale and the cut to the result box at once: only the pixels the cut
+                // keeps are resampled (the cut below then has nothing left to do).
+                let origin = options.gravity.position(width: width, height: height, innerWidth: cutWidth, innerHeight: cutHeight,
+                                                      dpr: plan.dprScale)
+                let scaleX = Double(image.width) / Double(width), scaleY = Double(image.height) / Double(height)
+                image = try RegionResize(x: Double(origin.x) * scaleX, y: Double(origin.y) * scaleY, width: Double(cutWidth) * scaleX,
+                                         height: Double(cutHeight) * scaleY, outputWidth: cutWidth, outputHeight: cutHeight).process(image)
+            } else if width != image.width || height != image.height {
                 image = try Resize(width: width, height: height, mode: .exact, allowsUpscaling: true).process(image)
             }
         }

@@ -1,5 +1,6 @@
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 import Testing
 
 /// The frame and orientation processors imgproxy's geometry needs, checked on pixels.
@@ -105,5 +106,22 @@ import Testing
         let cut = try SmartCut(width: 10, height: 10).process(image)
         #expect((cut.width, cut.height) == (10, 10))
         #expect(cut.pixels.contains(0))
+    }
+
+    /// A rectangle resampled in one pass is the whole image resized, then cut.
+    @Test func regionResizeIsResizeThenCut() throws {
+        let image = try TestImage.bitmap(width: 300, height: 200, seed: 5)
+        let whole = try Resize(width: 120, height: 80, mode: .exact, allowsUpscaling: true).process(image)
+        let cut = try Crop(x: 30, y: 10, width: 50, height: 40).process(whole)
+        let region = try RegionResize(x: 75, y: 25, width: 125, height: 100, outputWidth: 50, outputHeight: 40).process(image)
+        #expect((region.width, region.height) == (50, 40))
+        let difference = zip(cut.pixels, region.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(difference <= 1, "largest channel difference \(difference)")
+        #expect(throws: ProcessingError.self) {
+            try RegionResize(x: 290, y: 0, width: 50, height: 10, outputWidth: 5, outputHeight: 1).process(image)
+        }
+        #expect(throws: ProcessingError.self) {
+            try RegionResize(x: 0, y: 0, width: .nan, height: 10, outputWidth: 5, outputHeight: 1).process(image)
+        }
     }
 }
