@@ -12,9 +12,10 @@ extension ImageService {
     /// processed result — what a client shows, a poster's crop rather than the whole poster —
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
     func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
-        let box = options.scaledBox
-        let processes = box.width > 0 || box.height > 0 || !options.filters.isEmpty || options.background != nil
-        let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
+        let processes = options.changesGeometry || !options.filters.isEmpty || options.background != nil
+        let request = processes
+            ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
+            : ImageRequest(url: url, thumbnail: 256)
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }

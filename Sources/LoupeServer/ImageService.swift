@@ -97,7 +97,7 @@ final class ImageService: Sendable {
         let formatDecision = format?.rawValue ?? "source"
         let resultKey = Self.digest("\(parsed.source)\n\(options.resultKey);f=\(formatDecision)")
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
-                    request: Self.imageRequest(url: url, options: options, format: format))
+                    request: Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension))
     }
 
     /// Checks parsed options against the server's limits and the clock (expiry), and fills in
@@ -204,26 +204,47 @@ final class ImageService: Sendable {
     // MARK: - Mapping
 
     /// The pipeline request for `options`: a thumbnail decode when the result is a plain fit
-    /// (JPEG shrinks in the DCT), then the processors the options need.
-    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?) -> ImageRequest {
-        let box = options.scaledBox
+    /// (JPEG shrinks in the DCT); else imgproxy's geometry as one processor, filters inside it
+    /// (imgproxy filters before extending and padding); then the background.
+    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
+                             resultLimit: Int = ServerSettings().maximumResultDimension) -> ImageRequest {
+        let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        if box.width > 0 || box.height > 0 {
-            if options.resizingType == .fit, !options.enlarge, box.width > 0, box.height > 0 {
-                // The decode fits the longest side; a square box needs nothing more.
-                thumbnail = max(box.width, box.height)
-                if box.width != box.height {
-                    processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
-                }
-            } else {
-                processors.append(BoxResize(width: box.width, height: box.height, mode: options.resizingType,
-                                            enlarge: options.enlarge, gravity: options.gravity))
+        if let box = plainFitBox(options) {
+            // The decode fits the longest side; a square box needs nothing more.
+            thumbnail = max(box.width, box.height)
+            if box.width != box.height {
+                processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
             }
+            processors += filters
+        } else if options.changesGeometry {
+            processors.append(ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit))
+        } else {
+            processors += filters
         }
-        processors += options.filters
         if let background = options.background { processors.append(Flatten(background: background)) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
+    }
+
+    /// The box of a URL that asks for nothing but a fit into a closed box, which the decoder
+    /// can shrink to directly.
+    static func plainFitBox(_ options: ProcessingOptions) -> (width: Int, height: Int)? {
+        var plain = ProcessingOptions()
+        plain.resizingType = options.resizingType
+        plain.width = options.width
+        plain.height = options.height
+        plain.gravity = options.gravity
+        plain.extendGravity = options.extendGravity
+        plain.extendAspectRatioGravity = options.extendAspectRatioGravity
+        plain.cropGravity = options.cropGravity
+        plain.trimColor = options.trimColor
+        plain.trimEqualHorizontal = options.trimEqualHorizontal
+        plain.trimEqualVertical = options.trimEqualVertical
+        guard plain.geometryKey == options.geometryKey, options.resizingType == .fit, options.width > 0, options.height > 0 else {
+            return nil
+        }
+        return (options.width, options.height)
     }
 
     /// The format of a result whose URL names none: the source's, where the service writes it;
