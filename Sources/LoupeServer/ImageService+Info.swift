@@ -11,10 +11,13 @@ extension ImageService {
     /// When `options` resize, blur or flatten, the colours and placeholders are those of the
     /// processed result — what a client shows, a poster's crop rather than the whole poster —
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
-    func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
+    /// `cacheKey` names the source's data in the pipeline's caches when its URL alone does not
+    /// (a local file's version).
+    func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), cacheKey: String? = nil) async throws -> Data {
         let box = options.scaledBox
         let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
-        let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
+        var request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
+        request.cacheKey = cacheKey
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
