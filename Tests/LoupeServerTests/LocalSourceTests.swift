@@ -3,6 +3,7 @@ import LoupeCodecs
 import LoupeLoading
 import LoupeServer
 import LoupeTestSupport
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -47,12 +48,38 @@ import Glibc
         }
 
         /// Whether some process holds `fifo` open for reading (or waits to): a non-blocking open
-        /// for writing succeeds only then (ENXIO otherwise).
-        func fifoHasReader(_ fifo: String) -> Bool {
+        /// for writing succeeds only then (ENXIO otherwise), and ends a reader's wait in `open`.
+        static func fifoHasReader(_ fifo: String) -> Bool {
             let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
             if descriptor >= 0 { close(descriptor) }
             return descriptor >= 0
         }
+
+        /// Runs `body` while a thread of its own (outside Swift's pool, which a blocked `open`
+        /// would hold) looks every 20 ms for a reader of the FIFOs, for at most 5 minutes; returns
+        /// how many times it saw one. Each look that sees one also releases it (the reader's
+        /// `open` returns, then reads end of file), so a server that opened a FIFO fails the test
+        /// instead of hanging it.
+        func fifoReaders(during body: () async throws -> Void) async rethrows -> Int {
+            let watch = FIFOWatch()
+            let fifos = [outside + "/fifo", root + "/pipe"]
+            let thread = Thread {
+                for _ in 0..<15_000 where !watch.stop.load(ordering: .acquiring) {
+                    for fifo in fifos where Self.fifoHasReader(fifo) { watch.seen.add(1, ordering: .relaxed) }
+                    usleep(20_000)
+                }
+            }
+            thread.start()
+            defer { watch.stop.store(true, ordering: .releasing) }
+            try await body()
+            return watch.seen.load(ordering: .relaxed)
+        }
+    }
+
+    /// What the FIFO watcher thread and the test share.
+    final class FIFOWatch: Sendable {
+        let stop = Atomic<Bool>(false)
+        let seen = Atomic<Int>(0)
     }
 
     static func settings(root: String?) throws -> ServerSettings {
@@ -121,23 +148,25 @@ import Glibc
             "/insecure/w:20/plain/local:///missing.jpg",
         ]
         try await RunningServer.with(try Self.settings(root: layout.root)) { server in
-            for path in paths {
-                let answer = try await server.request(path)
-                #expect([400, 403, 404].contains(answer.status), "\(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
-                #expect(answer.header("Content-Type") == "application/json", "\(path)")
-                #expect(!layout.fifoHasReader(layout.outside + "/fifo"), "\(path) left a reader on the FIFO")
+            let readers = try await layout.fifoReaders {
+                for path in paths {
+                    let answer = try await server.request(path)
+                    #expect([400, 403, 404].contains(answer.status), "\(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                    #expect(answer.header("Content-Type") == "application/json", "\(path)")
+                }
+                // The kinds of refusal: leaving the root is forbidden, a missing or odd file not found.
+                #expect(try await server.request(paths[2]).status == 403)
+                #expect(try await server.request("/insecure/w:20/plain/local:///absolute.jpg").status == 403)
+                #expect(try await server.request("/insecure/w:20/plain/local:///pipe").status == 404)
+                #expect(try await server.request("/insecure/w:20/plain/local:///folder").status == 404)
+                #expect(try await server.request("/insecure/w:20/plain/local:///zero").json["kind"] as? String == "forbiddenSource")
+                // The server still serves what is inside.
+                #expect(try await server.request(insecurePath("w:20", "local:///photo.jpg")).status == 200)
             }
-            // The kinds of refusal: leaving the root is forbidden, a missing or odd file not found.
-            #expect(try await server.request(paths[2]).status == 403)
-            #expect(try await server.request("/insecure/w:20/plain/local:///absolute.jpg").status == 403)
-            #expect(try await server.request("/insecure/w:20/plain/local:///pipe").status == 404)
-            #expect(try await server.request("/insecure/w:20/plain/local:///folder").status == 404)
-            #expect(try await server.request("/insecure/w:20/plain/local:///zero").json["kind"] as? String == "forbiddenSource")
-            // The server still serves what is inside, and nothing of the outside leaked through.
-            #expect(try await server.request(insecurePath("w:20", "local:///photo.jpg")).status == 200)
+            #expect(readers == 0, "the server opened a FIFO for reading")
         }
-        #expect(!layout.fifoHasReader(layout.outside + "/fifo"))
-        #expect(!layout.fifoHasReader(layout.root + "/pipe"))
+        #expect(!Layout.fifoHasReader(layout.outside + "/fifo"))
+        #expect(!Layout.fifoHasReader(layout.root + "/pipe"))
     }
 
     @Test func ifModifiedSinceAnswers304AndAChangedFileIsMadeAgain() async throws {
