@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LoupeURLSessionLoading", targets: ["LoupeURLSessionLoading"]),
         .library(name: "LoupeProcessing", targets: ["LoupeProcessing"]),
         .library(name: "Loupe", targets: ["Loupe"]),
+        .library(name: "LoupeServer", targets: ["LoupeServer"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
     ],
     dependencies: [
@@ -54,11 +55,12 @@ let package = Package(
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
-        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
         // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
         // decodes, and the missing-library path; deliberately not a product.
         .executableTarget(
-            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"], swiftSettings: strict),
+            name: "LoupeCodecLibraryProbe", dependencies: ["LoupeCodecs", "CLoupeCodecs", "LoupeTestSupport"],
+            path: "Probes/LoupeCodecLibraryProbe", swiftSettings: strict),
 
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers).
@@ -110,10 +112,11 @@ let package = Package(
 
         // A reduced reproduction of a Swift optimiser bug, in a module of its own so that nothing
         // else changes how it is compiled (README, "Known toolchain issues"); not a product.
-        .target(name: "LoupeToolchainProbe", swiftSettings: strict),
+        .target(name: "LoupeToolchainProbe", path: "Probes/LoupeToolchainProbe", swiftSettings: strict),
 
         // Real servers for tests and benchmarks (nginx on loopback); not a product.
-        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], swiftSettings: strict),
+        .target(name: "LoupeTestSupport", dependencies: ["LoupeCaching", "LoupeCodecs", "LoupeLoading"], path: "Tests/LoupeTestSupport",
+                swiftSettings: strict),
 
         // The HTTP image service (`loupe serve`): imgproxy-compatible URLs on top of the pipeline.
         .target(
@@ -125,7 +128,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,6 +141,8 @@ let package = Package(
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeServer", "LoupeSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -147,9 +151,10 @@ let package = Package(
                 "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
                 "LoupeURLSessionLoading",
             ],
+            path: "Benchmarks/LoupeBenchmarks",
             swiftSettings: strict),
         // Child process for the disk cache's crash and fault tests; deliberately not a product.
-        .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], swiftSettings: strict),
+        .executableTarget(name: "LoupeDiskCacheStress", dependencies: ["LoupeCaching"], path: "Probes/LoupeDiskCacheStress", swiftSettings: strict),
 
         .testTarget(name: "LoupeCachingTests", dependencies: ["LoupeCaching", "LoupeDiskCacheStress", "LoupeTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -183,13 +188,15 @@ let package = Package(
             dependencies: [
                 "Loupe", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // `Scripts/cluster.sh` end to end: `loupe` instances (built beside the test bundle) behind
-        // a real nginx; a step of its own in Scripts/test.sh.
+        // `Scripts/ops/cluster.sh` end to end: `loupe` instances (built beside the test bundle) behind
+        // a real nginx; a step of its own in Scripts/ci/test.sh.
         .testTarget(
             name: "LoupeClusterTests",
             dependencies: [

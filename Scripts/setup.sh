@@ -15,7 +15,7 @@ packages=(
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the README's loupe fetch --json examples
-  wrk                                                     # load generator of Scripts/bench-serve.sh
+  wrk                                                     # load generator of Scripts/bench/bench-serve.sh
   curl openssl xxd                                        # the README's loupe serve examples (requests, signing)
   valgrind                                                # callgrind (pipeline-instructions)
 )
@@ -27,8 +27,24 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # One line per step here; the package manager's own output goes to a log, named (with its
+  # last lines) only when a step fails.
+  setup_log="${TMPDIR:-/tmp}/loupe-setup.log"
+  : > "$setup_log"
+  setup_step() {
+    local what="$1"; shift
+    echo "setup: $what"
+    if ! "$@" >> "$setup_log" 2>&1; then
+      echo "setup: failed: $what; the package manager's output is in $setup_log, ending with:" >&2
+      tail -n 20 "$setup_log" >&2
+      return 1
+    fi
+  }
+  setup_step "updating the package lists" $sudo apt-get update
+  setup_step "installing ${#missing[@]} packages: ${missing[*]}" \
+    env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: system packages present"
 fi
 
 command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"

@@ -1,6 +1,6 @@
 """Pillow's fastest 256 px thumbnail of each file named, as `loupe fetch --thumbnail 256` makes
 it: `draft` (libjpeg DCT scaling, JPEG only) then `thumbnail` (reducing_gap 2, bicubic). Nothing
-is written. The other side of Scripts/bench-pillow.sh.
+is written. The other side of Scripts/bench/bench-pillow.sh.
 
 Usage: pillow_thumbnails.py FILE...   (no files: start-up only)
 """

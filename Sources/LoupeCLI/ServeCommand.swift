@@ -48,6 +48,11 @@ struct ServeCommand: AsyncParsableCommand {
     var negotiateAvif = false
     @Option(help: "Comma-separated IP addresses allowed despite the private-network guard.") var permitAddresses: String?
     @Option(help: "Bearer token for POST /batch.") var batchToken: String?
+    @Option(help: "Named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL.")
+    var presets: String?
+    @Option(help: "File of presets, one name=options per line, # starts a comment.") var presetsFile: String?
+    @Flag(help: "A URL's options part is only ':'-separated preset names.") var onlyPresets = false
+    @Option(help: "Quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality).") var formatQuality: String?
     @Flag(help: "No access log on standard error.") var quiet = false
     @Flag(help: "Development: serve unsigned URLs and sample photos from an origin on 127.0.0.1, and print an example URL.")
     var dev = false
@@ -61,11 +66,13 @@ struct ServeCommand: AsyncParsableCommand {
             ("max-result-dimension", maxResultDimension), ("workers", workers), ("queue", queue),
             ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
             ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
+            ("presets", presets), ("presets-file", presetsFile), ("format-quality", formatQuality),
         ]
         for case let (name, value?) in given { flags[name] = value }
         if allowUnsigned { flags["allow-unsigned"] = "true" }
         if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
         if negotiateAvif { flags["negotiate-avif"] = "true" }
+        if onlyPresets { flags["only-presets"] = "true" }
 
         let environment = ProcessInfo.processInfo.environment
         var settings: ServerSettings
@@ -116,7 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         do {
-            try await server.run { port in
+            try await ServeLifecycle(server: server, logger: logger).run { port in
                 StandardOutput.writeLine("loupe serve: listening on http://\(settings.host):\(port)")
                 started(port)
             }

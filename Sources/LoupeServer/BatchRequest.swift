@@ -109,7 +109,7 @@ extension ImageService {
     private func info(for item: BatchRequest.Item) async throws -> Data {
         if let problem = item.problem { throw problem }
         guard let source = item.source else { throw ServiceError.badURL("the batch item has no 'source' string") }
-        var options = try ImgproxyURL.options(item.options ?? "")
+        var options = try ImgproxyURL.options(item.options ?? "", presets: settings.presets, onlyPresets: settings.onlyPresets)
         try check(&options)
         let (url, local) = try sourceURL(source)
         return try await info(for: url, options: options, cacheKey: local?.pipelineKey)

@@ -14,9 +14,10 @@ extension ImageService {
     /// `cacheKey` names the source's data in the pipeline's caches when its URL alone does not
     /// (a local file's version).
     func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), cacheKey: String? = nil) async throws -> Data {
-        let box = options.scaledBox
-        let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
-        var request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
+        let processes = options.changesGeometry || !options.filters.isEmpty || options.background != nil
+        var request = processes
+            ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
+            : ImageRequest(url: url, thumbnail: 256)
         request.cacheKey = cacheKey
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0

@@ -87,7 +87,7 @@ final class ImageService: Sendable {
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
     /// service's answer for anything wrong.
     func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
-        let parsed = try ImgproxyURL(path: path)
+        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets)
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         var options = parsed.options
         try check(&options, now: now)
@@ -104,7 +104,7 @@ final class ImageService: Sendable {
         let formatDecision = format?.rawValue ?? "source"
         let version = local.map { "\nv=" + $0.version } ?? ""
         let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey);f=\(formatDecision)")
-        var request = Self.imageRequest(url: url, options: options, format: format)
+        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension)
         if let local { request.cacheKey = local.pipelineKey }
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
                     request: request, lastModified: local?.attributes.modified)
@@ -121,12 +121,29 @@ final class ImageService: Sendable {
     /// Checks parsed options against the server's limits and the clock (expiry), and fills in
     /// the server's defaults: the same for a URL's options and a batch item's.
     func check(_ options: inout ProcessingOptions, now: Date = Date()) throws(ServiceError) {
-        if let expires = options.expires, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        // imgproxy's rule: a time of 0 or before 1970 sets no expiry.
+        if let expires = options.expires, expires > 0, Double(expires) < now.timeIntervalSince1970 { throw .expired }
         let box = options.scaledBox
         guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
-        if options.quality == nil { options.quality = settings.defaultQuality }
+        resolveQualities(&options)
+    }
+
+    /// Replaces the URL's `quality` and `format_quality` with the quality each lossy format
+    /// will get (``ResultEncoder/quality(for:options:settings:)``), in one canonical form for
+    /// the result key: one `quality` when the formats agree (`q:80`, `fq:jpeg:80` and nothing
+    /// at all share a result when the server's default is 80), else every format's.
+    func resolveQualities(_ options: inout ProcessingOptions) {
+        let formats: [ImageFormat] = [.jpeg, .webp, .avif]
+        let qualities = formats.map { ResultEncoder.quality(for: $0, options: options, settings: settings) }
+        if Set(qualities).count == 1 {
+            options.quality = qualities[0]
+            options.formatQuality = [:]
+        } else {
+            options.quality = nil
+            options.formatQuality = Dictionary(uniqueKeysWithValues: zip(formats, qualities))
+        }
     }
 
     /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
@@ -161,6 +178,9 @@ final class ImageService: Sendable {
     /// Makes the result: pipeline, then the encoder off the cooperative pool.
     fileprivate func make(_ job: ResultJob) async throws -> EncodedResult {
         let plan = job.plan
+        if plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
+            return source
+        }
         let start = ContinuousClock.now
         let response = try await pipeline.image(for: plan.request)
         metrics.record(stage: "pipeline", since: start)
@@ -176,25 +196,13 @@ final class ImageService: Sendable {
         // Asked once: the format choice and JPEG's flattening both need it.
         let transparent = decoded.hasTransparency
         let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: transparent)
-        let quality = plan.options.quality ?? settings.defaultQuality
+        let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool.
         let (result, encodeStart) = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) {
             let encodeStart = ContinuousClock.now
-            var bitmap = decoded
-            if format == .jpeg, plan.options.background == nil, transparent {
-                // JPEG has no alpha: flatten onto white rather than leave what lies under
-                // transparent pixels visible.
-                bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
-            }
-            let encoded: Data
-            switch format {
-            case .jpeg: encoded = try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
-            case .webp: encoded = try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
-            case .avif: encoded = try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
-            case .png, .gif, .heif, .jxl: encoded = try ImageEncoder().encode(bitmap, as: .png)
-            }
+            let encoded = try encoder.encode(decoded, transparent: transparent, flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
         }
         metrics.record(stage: "encode", since: encodeStart)
@@ -214,26 +222,47 @@ final class ImageService: Sendable {
     // MARK: - Mapping
 
     /// The pipeline request for `options`: a thumbnail decode when the result is a plain fit
-    /// (JPEG shrinks in the DCT), then the processors the options need.
-    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?) -> ImageRequest {
-        let box = options.scaledBox
+    /// (JPEG shrinks in the DCT); else imgproxy's geometry as one processor, filters inside it
+    /// (imgproxy filters before extending and padding); then the background.
+    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
+                             resultLimit: Int = ServerSettings().maximumResultDimension) -> ImageRequest {
+        let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        if box.width > 0 || box.height > 0 {
-            if options.resizingType == .fit, !options.enlarge, box.width > 0, box.height > 0 {
-                // The decode fits the longest side; a square box needs nothing more.
-                thumbnail = max(box.width, box.height)
-                if box.width != box.height {
-                    processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
-                }
-            } else {
-                processors.append(BoxResize(width: box.width, height: box.height, mode: options.resizingType,
-                                            enlarge: options.enlarge, gravity: options.gravity))
+        if let box = plainFitBox(options) {
+            // The decode fits the longest side; a square box needs nothing more.
+            thumbnail = max(box.width, box.height)
+            if box.width != box.height {
+                processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
             }
+            processors += filters
+        } else if options.changesGeometry {
+            processors.append(ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit))
+        } else {
+            processors += filters
         }
-        if options.blur > 0 { processors.append(GaussianBlur(sigma: options.blur)) }
         if let background = options.background { processors.append(Flatten(background: background)) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
+    }
+
+    /// The box of a URL that asks for nothing but a fit into a closed box, which the decoder
+    /// can shrink to directly.
+    static func plainFitBox(_ options: ProcessingOptions) -> (width: Int, height: Int)? {
+        var plain = ProcessingOptions()
+        plain.resizingType = options.resizingType
+        plain.width = options.width
+        plain.height = options.height
+        plain.gravity = options.gravity
+        plain.extendGravity = options.extendGravity
+        plain.extendAspectRatioGravity = options.extendAspectRatioGravity
+        plain.cropGravity = options.cropGravity
+        plain.trimColor = options.trimColor
+        plain.trimEqualHorizontal = options.trimEqualHorizontal
+        plain.trimEqualVertical = options.trimEqualVertical
+        guard plain.geometryKey == options.geometryKey, options.resizingType == .fit, options.width > 0, options.height > 0 else {
+            return nil
+        }
+        return (options.width, options.height)
     }
 
     /// The format of a result whose URL names none: the source's, where the service writes it;

@@ -90,6 +90,18 @@ public struct ImgproxyURL: Sendable, Equatable {
         "background": "background", "bg": "background", "blur": "blur", "bl": "blur",
         "strip_metadata": "strip_metadata", "sm": "strip_metadata",
         "cachebuster": "cachebuster", "cb": "cachebuster", "expires": "expires", "exp": "expires",
+        "sharpen": "sharpen", "sh": "sharpen", "pixelate": "pixelate", "pix": "pixelate",
+        "format_quality": "format_quality", "fq": "format_quality", "max_bytes": "max_bytes", "mb": "max_bytes",
+        "keep_copyright": "keep_copyright", "kcr": "keep_copyright",
+        "strip_color_profile": "strip_color_profile", "scp": "strip_color_profile", "raw": "raw",
+        "skip_processing": "skip_processing", "skp": "skip_processing", "filename": "filename", "fn": "filename",
+        "return_attachment": "return_attachment", "att": "return_attachment", "preset": "preset", "pr": "preset",
+        "min-width": "min-width", "mw": "min-width", "min-height": "min-height", "mh": "min-height",
+        "zoom": "zoom", "z": "zoom", "extend": "extend", "ex": "extend",
+        "extend_aspect_ratio": "extend_aspect_ratio", "extend_ar": "extend_aspect_ratio", "exar": "extend_aspect_ratio",
+        "crop": "crop", "c": "crop", "trim": "trim", "t": "trim", "padding": "padding", "pd": "padding",
+        "rotate": "rotate", "rot": "rotate", "flip": "flip", "fl": "flip", "auto_rotate": "auto_rotate", "ar": "auto_rotate",
+        "max_result_dimension": "max_result_dimension", "mrd": "max_result_dimension",
     ]
 
     /// Applies one `name:arg:arg` segment.
@@ -106,31 +118,27 @@ public struct ImgproxyURL: Sendable, Equatable {
         }
         switch canonical {
         case "resize":
-            try count(1...5)
+            try count(1...8)
             if let type = argument(0) { options.resizingType = try resizingType(type) }
             try size(args.dropFirst(), name: name, into: &options)
         case "size":
-            try count(1...4)
+            try count(1...7)
             try size(args[...], name: name, into: &options)
         case "resizing_type":
             try count(1...1)
-            options.resizingType = try resizingType(args[0])
+            if let type = argument(0) { options.resizingType = try resizingType(type) }
         case "width":
             try count(1...1)
-            options.width = try dimension(args[0], name: name)
+            if let width = argument(0) { options.width = try dimension(width, name: name) }
         case "height":
             try count(1...1)
-            options.height = try dimension(args[0], name: name)
+            if let height = argument(0) { options.height = try dimension(height, name: name) }
         case "enlarge":
             try count(1...1)
-            options.enlarge = try bool(args[0], name: name)
-        case "dpr":
-            try count(1...1)
-            guard let dpr = Double(args[0]), dpr > 0, dpr <= 8 else { throw .badOption("dpr '\(args[0])' is not a number in (0, 8]") }
-            options.dpr = dpr
-        case "gravity":
-            try count(1...3)
-            options.gravity = try gravity(args, name: name)
+            options.enlarge = try flag(args[0], name: name)
+        case "dpr", "gravity", "min-width", "min-height", "zoom", "extend", "extend_aspect_ratio", "crop", "trim", "padding",
+             "rotate", "flip", "auto_rotate", "max_result_dimension":
+            try applyGeometry(canonical, args, name: name, to: &options)
         case "quality":
             try count(1...1)
             guard let quality = Int(args[0]), (0...100).contains(quality) else { throw .badOption("quality '\(args[0])' is not in 0...100") }
@@ -140,7 +148,8 @@ public struct ImgproxyURL: Sendable, Equatable {
             options.format = try format(named: args[0])
         case "background":
             try count(1...3)
-            options.background = try color(args)
+            // An empty colour removes an earlier one, as in imgproxy.
+            options.background = args.count == 1 && args[0].isEmpty ? nil : try color(args)
         case "blur":
             try count(1...1)
             guard let sigma = Double(args[0]), sigma >= 0, sigma <= GaussianBlur.maximumSigma else {
@@ -161,6 +170,8 @@ public struct ImgproxyURL: Sendable, Equatable {
             try count(1...1)
             guard let time = Int(args[0]) else { throw .badOption("expires '\(args[0])' is not a Unix time") }
             options.expires = time
+        case _ where outputOptionNames.contains(canonical):
+            try applyOutputOption(canonical, name: name, args: args, to: &options)
         default:
             throw .unsupportedOption(name)
         }
@@ -171,10 +182,8 @@ public struct ImgproxyURL: Sendable, Equatable {
         let list = Array(args)
         if list.count > 0, !list[0].isEmpty { options.width = try dimension(list[0], name: name) }
         if list.count > 1, !list[1].isEmpty { options.height = try dimension(list[1], name: name) }
-        if list.count > 2, !list[2].isEmpty { options.enlarge = try bool(list[2], name: name) }
-        if list.count > 3, !list[3].isEmpty, try bool(list[3], name: name) {
-            throw .badOption("extend (in '\(name)') is not supported")
-        }
+        if list.count > 2, !list[2].isEmpty { options.enlarge = try flag(list[2], name: name) }
+        if list.count > 3, !list[3].isEmpty { try applyGeometry("extend", Array(list[3...]), name: name, to: &options) }
     }
 
     private static func resizingType(_ text: String) throws(ServiceError) -> BoxResize.Mode {
@@ -184,7 +193,7 @@ public struct ImgproxyURL: Sendable, Equatable {
         return mode
     }
 
-    private static func dimension(_ text: String, name: String) throws(ServiceError) -> Int {
+    static func dimension(_ text: String, name: String) throws(ServiceError) -> Int {
         guard let value = Int(text), value >= 0, value <= 1 << 20 else {
             throw .badOption("'\(text)' in '\(name)' is not a size in pixels")
         }
@@ -199,28 +208,6 @@ public struct ImgproxyURL: Sendable, Equatable {
         }
     }
 
-    private static let anchors: [String: Gravity.Anchor] = [
-        "ce": .center, "no": .north, "so": .south, "ea": .east, "we": .west,
-        "noea": .northEast, "nowe": .northWest, "soea": .southEast, "sowe": .southWest,
-    ]
-
-    private static func gravity(_ args: [String], name: String) throws(ServiceError) -> Gravity {
-        if args[0] == "sm" {
-            guard args.count == 1 else { throw .badOption("smart gravity (g:sm) takes no offsets") }
-            return .smart
-        }
-        if args[0] == "fp" { throw .badOption("focus-point gravity (g:fp) is not supported") }
-        guard let anchor = anchors[args[0]] else { throw .badOption("gravity '\(args[0])' is not one of ce, no, so, ea, we, noea, nowe, soea, sowe") }
-        var offsets = [0.0, 0.0]
-        for i in 1..<args.count {
-            guard let value = Double(args[i]), value.isFinite, value.magnitude <= 1_048_576 else {
-                throw .badOption("gravity offset '\(args[i])' is not a number")
-            }
-            offsets[i - 1] = value
-        }
-        return Gravity(anchor, offsetX: offsets[0], offsetY: offsets[1])
-    }
-
     static func format(named text: String) throws(ServiceError) -> ImageFormat {
         switch text.lowercased() {
         case "jpg", "jpeg": return .jpeg
@@ -232,11 +219,7 @@ public struct ImgproxyURL: Sendable, Equatable {
     }
 
     private static func color(_ args: [String]) throws(ServiceError) -> RGBColor {
-        if args.count == 1 {
-            let hex = args[0]
-            guard hex.count == 6, let value = UInt32(hex, radix: 16) else { throw .badOption("background '\(hex)' is not a hex colour") }
-            return RGBColor(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
-        }
+        if args.count == 1 { return try hexColor(args[0], name: "background") }
         guard args.count == 3, let r = UInt8(args[0]), let g = UInt8(args[1]), let b = UInt8(args[2]) else {
             throw .badOption("background takes a hex colour or three numbers 0...255")
         }

@@ -14,8 +14,49 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var enlarge = false
     /// `dpr`: multiplies the box.
     public var dpr = 1.0
-    /// `gravity`/`g`.
-    public var gravity = Gravity.center
+    /// `gravity`/`g`: where `fill` cuts (and `crop`, when it names none).
+    public var gravity = ImgproxyGravity.center
+    /// `min-width`/`mw`: the result is at least this wide (0: no minimum).
+    public var minWidth = 0
+    /// `min-height`/`mh`: the result is at least this high (0: no minimum).
+    public var minHeight = 0
+    /// `zoom`/`z`: multiplies the scale, per axis.
+    public var zoomX = 1.0
+    /// `zoom`/`z`'s vertical factor.
+    public var zoomY = 1.0
+    /// `extend`/`ex`: the result is extended to the box (transparent, or the background).
+    public var extend = false
+    /// `extend`'s gravity.
+    public var extendGravity = ImgproxyGravity.center
+    /// `extend_aspect_ratio`/`exar`: the result is extended to the box's aspect ratio.
+    public var extendAspectRatio = false
+    /// `extend_aspect_ratio`'s gravity.
+    public var extendAspectRatioGravity = ImgproxyGravity.center
+    /// `crop`/`c` width: 0 none, 1 or more pixels, below 1 a share of the image.
+    public var cropWidth = 0.0
+    /// `crop`/`c` height, as `cropWidth`.
+    public var cropHeight = 0.0
+    /// `crop`'s own gravity; `nil` for `gravity`'s.
+    public var cropGravity: ImgproxyGravity?
+    /// `trim`/`t` threshold; `nil`: no trim.
+    public var trimThreshold: Double?
+    /// `trim`'s colour; `nil`: the top-left pixel's.
+    public var trimColor: RGBColor?
+    /// `trim`'s equal horizontal sides.
+    public var trimEqualHorizontal = false
+    /// `trim`'s equal vertical sides.
+    public var trimEqualVertical = false
+    /// `padding`/`pd`, in CSS order, before the dpr.
+    public var paddingTop = 0, paddingRight = 0, paddingBottom = 0, paddingLeft = 0
+    /// `rotate`/`rot`: clockwise degrees, 0, 90, 180 or 270.
+    public var rotate = 0
+    /// `flip`/`fl`: mirror left to right.
+    public var flipHorizontal = false
+    /// `flip`/`fl`: mirror top to bottom.
+    public var flipVertical = false
+    /// `max_result_dimension`/`mrd`: the result is scaled down to fit this side (imgproxy's
+    /// rule); `nil`: none asked (the server's limit still refuses larger results).
+    public var maxResultDimension: Int?
     /// `quality`/`q`: 1...100; `nil` for the server's default.
     public var quality: Int?
     /// `format`/`f`, or the URL's extension; `nil` to negotiate from `Accept`.
@@ -28,21 +69,59 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var cacheBuster = ""
     /// `expires`/`exp`: Unix time after which the URL is refused.
     public var expires: Int?
+    /// `sharpen`/`sh`: sigma of the sharpening mask in pixels (0: none).
+    public var sharpen = 0.0
+    /// `pixelate`/`pix`: block size in pixels (0 or 1: none).
+    public var pixelate = 0
+    /// `format_quality`/`fq`: quality per output format, under `quality` (which wins) and over
+    /// the server's `--format-quality`. Once the service has checked the options: the quality
+    /// each lossy format gets, or empty when `quality` holds the one quality they all get.
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// `max_bytes`/`mb`: the largest result in bytes for JPEG, WebP and AVIF, reached by lowering
+    /// the quality (0: no limit).
+    public var maxBytes = 0
+    /// `raw`: the source's bytes as they are, after the limits are checked.
+    public var raw = false
+    /// `skip_processing`/`skp`: source formats answered with the source's bytes when the result
+    /// would have their format.
+    public var skipProcessing: Set<ImageFormat> = []
+    /// `filename`/`fn`: the download name's stem in `Content-Disposition` (`nil`: the source's).
+    public var filename: String?
+    /// `return_attachment`/`att`: `Content-Disposition: attachment` rather than `inline`.
+    public var returnAttachment = false
 
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}
 
-    /// The box in pixels, after `dpr`.
+    /// The box in pixels, after `dpr` and `zoom`, padding included: what the URL alone asks
+    /// for, checked against the server's limit before any work.
     var scaledBox: (width: Int, height: Int) {
-        (Int((Double(width) * dpr).rounded()), Int((Double(height) * dpr).rounded()))
+        let padding = (GeometryMath.scaleToEven(paddingLeft, dpr) + GeometryMath.scaleToEven(paddingRight, dpr),
+                       GeometryMath.scaleToEven(paddingTop, dpr) + GeometryMath.scaleToEven(paddingBottom, dpr))
+        return (GeometryMath.scale(width, dpr * zoomX) + padding.0, GeometryMath.scale(height, dpr * zoomY) + padding.1)
+    }
+
+    /// Whether any option changes the image's geometry.
+    var changesGeometry: Bool {
+        width != 0 || height != 0 || minWidth != 0 || minHeight != 0 || zoomX != 1 || zoomY != 1 || dpr != 1
+            || cropWidth != 0 || cropHeight != 0 || trimThreshold != nil || paddingTop != 0 || paddingRight != 0
+            || paddingBottom != 0 || paddingLeft != 0 || rotate != 0 || flipHorizontal || flipVertical || maxResultDimension != nil
+    }
+
+    /// The geometry options in a stable text form.
+    var geometryKey: String {
+        "rs=\(resizingType.rawValue):\(width):\(height):\(enlarge ? 1 : 0);dpr=\(dpr);z=\(zoomX):\(zoomY);min=\(minWidth):\(minHeight)"
+            + ";g=\(gravity.key);ex=\(extend ? 1 : 0):\(extendGravity.key);exar=\(extendAspectRatio ? 1 : 0):\(extendAspectRatioGravity.key)"
+            + ";c=\(cropWidth):\(cropHeight):\(cropGravity?.key ?? "-")"
+            + ";t=\(trimThreshold.map { "\($0)" } ?? "-"):\(trimColor?.hex ?? "-"):\(trimEqualHorizontal ? 1 : 0):\(trimEqualVertical ? 1 : 0)"
+            + ";pd=\(paddingTop):\(paddingRight):\(paddingBottom):\(paddingLeft);rot=\(rotate);fl=\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)"
+            + ";mrd=\(maxResultDimension.map(String.init) ?? "-")"
     }
 
     /// Everything that changes the result's bytes except the output format, in a stable text
     /// form (the signature and `expires` are not part of it: a key rotation keeps results).
     var resultKey: String {
-        let box = scaledBox
-        return "rs=\(resizingType.rawValue):\(box.width):\(box.height):\(enlarge ? 1 : 0)"
-            + ";g=\(gravity.anchor.rawValue):\(gravity.offsetX):\(gravity.offsetY)"
-            + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
+        geometryKey + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
+            + outputKey
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCodecs
 import LoupeLoading
 
 /// Everything `loupe serve` is configured with. Built from flags and `LOUPE_*` environment
@@ -24,12 +25,12 @@ public struct ServerSettings: Sendable {
     /// Memory cache limit in bytes of decoded pixels. Small by default: results are kept
     /// encoded in the result cache, and decoded pixels of distinct sources kept here would be
     /// most of the server's memory (a 256 MB cache took its peak RSS from 68 to 387 MB in
-    /// Scripts/bench-serve.sh) for few hits.
+    /// Scripts/bench/bench-serve.sh) for few hits.
     public var memoryLimit = 32 << 20
     /// Memory limit in bytes of encoded results kept in front of the disk result cache (0:
     /// none). A repeated URL is then answered from memory, without a file read; results are
     /// small (a 512 px JPEG is tens of KB), so the default holds several hundred. 64 MB took
-    /// the peak RSS at 64 connections in Scripts/bench-serve.sh from 152–161 MB to 244–290 MB.
+    /// the peak RSS at 64 connections in Scripts/bench/bench-serve.sh from 152–161 MB to 244–290 MB.
     public var resultMemoryLimit = 32 << 20
     /// Largest source accepted, in bytes.
     public var maximumSourceBytes = 50 << 20
@@ -62,6 +63,15 @@ public struct ServerSettings: Sendable {
     public var addressPolicy = NetworkAddressPolicy()
     /// Bearer token authorising `POST /batch`; `nil`: batches must be signed.
     public var batchToken: String?
+    /// Named option sets (`--presets`, `--presets-file`), used by `preset`/`pr` in URLs; the
+    /// one named `default` applies to every URL before its own options.
+    public var presets = Presets()
+    /// Whether a URL's options part is only `:`-separated preset names (imgproxy's
+    /// `IMGPROXY_ONLY_PRESETS`).
+    public var onlyPresets = false
+    /// Quality per output format when the URL gives none, over ``defaultQuality`` (imgproxy's
+    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it.
+    public var formatQuality: [ImageFormat: Int] = [:]
 
     /// The defaults.
     public init() {}
@@ -103,6 +113,10 @@ public struct ServerSettings: Sendable {
         Setting(flag: "allow-private-networks", help: "let sources resolve to private, loopback and link-local addresses (true/false)"),
         Setting(flag: "permit-addresses", help: "comma-separated IP addresses allowed despite the private-network guard"),
         Setting(flag: "batch-token", help: "bearer token for POST /batch (default: batches must be signed)"),
+        Setting(flag: "presets", help: "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL"),
+        Setting(flag: "presets-file", help: "file of presets, one name=options per line, # starts a comment"),
+        Setting(flag: "only-presets", help: "a URL's options part is only ':'-separated preset names (true/false)"),
+        Setting(flag: "format-quality", help: "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)"),
     ]
 
     /// The largest `max-source-size`, in MB.
@@ -216,6 +230,48 @@ public struct ServerSettings: Sendable {
         }
         batchToken = values["batch-token"]?.value
         if batchToken?.isEmpty == true { throw SettingsError("--batch-token is empty") }
+        formatQuality = try Self.formatQualities(values["format-quality"])
+        onlyPresets = try boolean("only-presets") ?? false
+        var definitions = list("presets") ?? []
+        if let (path, origin) = values["presets-file"] {
+            definitions += try Self.presetLines(path: path, origin: origin)
+        }
+        presets = try Presets(definitions: definitions)
+        if onlyPresets, presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
+    }
+
+    /// `--format-quality`'s `format=quality` pairs (imgproxy's format names; quality 1...100).
+    private static func formatQualities(_ setting: (value: String, origin: String)?) throws(SettingsError) -> [ImageFormat: Int] {
+        guard let (text, origin) = setting else { return [:] }
+        var qualities: [ImageFormat: Int] = [:]
+        for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            let parts = item.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let format = ImgproxyURL.qualityFormat(named: parts[0].lowercased()) else {
+                throw SettingsError("\(origin) '\(item)' is not format=quality with an image format (jpeg, webp, avif, ...)")
+            }
+            guard let quality = Int(parts[1]), (1...100).contains(quality) else {
+                throw SettingsError("\(origin) '\(item)': the quality is not a whole number in 1...100")
+            }
+            if let format { qualities[format] = quality }
+        }
+        return qualities
+    }
+
+    /// The lines of the presets file at `path` (at most ``Presets/maximumFileBytes``).
+    private static func presetLines(path: String, origin: String) throws(SettingsError) -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw SettingsError("\(origin) '\(path)' cannot be read") }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: Presets.maximumFileBytes + 1) ?? Data()
+        } catch {
+            throw SettingsError("\(origin) '\(path)' cannot be read")
+        }
+        guard data.count <= Presets.maximumFileBytes else {
+            throw SettingsError("\(origin) '\(path)' is larger than \(Presets.maximumFileBytes >> 20) MB")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw SettingsError("\(origin) '\(path)' is not UTF-8 text") }
+        return text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map(String.init)
     }
 
     /// Whether unsigned URLs are served: no key set and `--allow-unsigned` given.

@@ -14,17 +14,27 @@ struct ServiceResponder: HTTPResponder {
     let service: ImageService
     let state: ServerState
     let accessLog: Logger?
-    let connections: ClientConnections
+    /// The connection watcher of `loupe serve`'s own server (`nil` in an app's router, which
+    /// installs none).
+    let connections: ClientConnections?
+    /// What is answered; a path of an endpoint not listed is 404.
+    let endpoints: ImageRoutes.Endpoints
 
+    /// `loupe serve`'s own server: the whole target path, the client's connection watched.
     func respond(to request: Request, context: Context) async throws -> Response {
-        let start = ContinuousClock.now
         let target = request.head.path ?? "/"
-        let path = String(target.prefix { $0 != "?" })
+        return await answer(request, path: String(target.prefix { $0 != "?" }), connection: connections?.connection(for: context.channel))
+    }
+
+    /// Answers `request` for `path` (the target's path below where the routes are mounted, no
+    /// query); `connection`, when known, cancels the request's work if its client goes away.
+    func answer(_ request: Request, path: String, connection: ClientConnection?) async -> Response {
+        let start = ContinuousClock.now
         service.metrics.inFlight.increment()
         defer { service.metrics.inFlight.decrement() }
         var response: Response
         do {
-            response = try await route(request, path: path, connection: connections.connection(for: context.channel))
+            response = try await route(request, path: path, connection: connection)
         } catch {
             response = Self.errorResponse(ServiceError.from(error))
         }
@@ -50,6 +60,10 @@ struct ServiceResponder: HTTPResponder {
 
     private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
+        case (_, "/health") where !endpoints.contains(.health), (_, "/metrics") where !endpoints.contains(.metrics):
+            throw ServiceError.notFound
+        case (_, _) where !endpoints.contains(.images):
+            throw ServiceError.notFound
         case (.get, "/health"), (.head, "/health"):
             return state.isDraining
                 ? Self.json(["status": "draining"], status: .serviceUnavailable)
@@ -108,7 +122,7 @@ struct ServiceResponder: HTTPResponder {
         var headers = cacheHeaders(result, plan: plan)
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
-        headers[.contentDisposition] = "inline; filename=\"\(Self.fileName(for: plan.url, format: result.format))\""
+        headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
@@ -119,7 +133,7 @@ struct ServiceResponder: HTTPResponder {
     private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
         var headers = HTTPFields()
         headers[.eTag] = result.etag
-        headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: service.settings.timeToLive, expires: plan.options.expires))"
         if plan.negotiated { headers[.vary] = "Accept" }
         if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         return headers

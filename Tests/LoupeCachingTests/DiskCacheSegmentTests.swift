@@ -180,7 +180,7 @@ import Glibc
     /// Reads are `pread`s that never wait for appends: readers on four tasks read entries
     /// published so far while one thread appends 200 more (as the journal hands out a location
     /// only after its append returned). Every read is the bytes appended, verified or not.
-    /// Run under ThreadSanitizer too (Scripts/test.sh).
+    /// Run under ThreadSanitizer too (Scripts/ci/test.sh).
     @Test func readsDuringAppendsSeeCompleteEntries() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -71,7 +71,7 @@ func bytes(_ count: Int, seed: UInt8 = 1) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
 }
 
-/// A running `LoupeDiskCacheStress` child (see Sources/LoupeDiskCacheStress/main.swift).
+/// A running `LoupeDiskCacheStress` child (see Probes/LoupeDiskCacheStress/main.swift).
 final class StressChild {
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -4,7 +4,7 @@ import LoupeTestSupport
 import Glibc
 #endif
 
-/// A cluster run by the shipped `Scripts/cluster.sh` in a temporary folder: the real `loupe`
+/// A cluster run by the shipped `Scripts/ops/cluster.sh` in a temporary folder: the real `loupe`
 /// binary of this build (beside the test bundle) as its instances, the real nginx in front, all
 /// on loopback ports of its own.
 struct ClusterScript: Sendable {
@@ -25,7 +25,7 @@ struct ClusterScript: Sendable {
         self.salt = salt
     }
 
-    /// `Scripts/cluster.sh arguments…` with the cluster's settings and `overrides` in its
+    /// `Scripts/ops/cluster.sh arguments…` with the cluster's settings and `overrides` in its
     /// environment; output and status, after at most `timeout`.
     func run(_ arguments: [String], overrides: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment
@@ -95,7 +95,7 @@ struct ClusterScript: Sendable {
 
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("Scripts/cluster.sh")
+    static let script = repository.appendingPathComponent("Scripts/ops/cluster.sh")
 
     /// `loupe` sits beside the test bundle in the build products directory.
     static var loupeBinary: URL {

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// `Scripts/cluster.sh` end to end: two real `loupe serve` instances (child processes of the
+/// `Scripts/ops/cluster.sh` end to end: two real `loupe serve` instances (child processes of the
 /// script, from this build) behind the real nginx of `deploy/nginx.conf`, sources served by
 /// another nginx, requests from a real HTTP client; everything on loopback. The tests drive the
 /// shipped script rather than a launcher of their own, so what they check is what an operator

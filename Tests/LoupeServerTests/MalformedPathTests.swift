@@ -10,7 +10,8 @@ import Testing
 @Suite struct MalformedPathTests {
     static let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~:@!$&'()*+,;=/%")
     static let optionWords = ["rs", "resize", "s", "w", "h", "el", "dpr", "g", "q", "f", "bg", "bl", "sm", "cb", "exp", "crop",
-                              "fit", "fill", "fill-down", "force", "auto", "ce", "noea", "sm", "fp", "png", "jpg", "webp", "avif"]
+                              "fit", "fill", "fill-down", "force", "auto", "ce", "noea", "sm", "fp", "png", "jpg", "webp", "avif",
+                              "c", "ex", "exar", "pd", "t", "z", "mw", "mh", "rot", "fl", "ar", "mrd", "extend", "padding", "trim"]
     static let values = ["0", "1", "-1", "10", "99999999999999999999", "1e308", "nan", "inf", "0.0001", "", "abc", "ff00ff", "%41", "8"]
 
     @Test func randomAndMalformedPathsNeverAnswer500() async throws {

@@ -1,0 +1,66 @@
+// libFuzzer entry point for the codecs: one executable, the decoder chosen by the
+// LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl; icc feeds the
+// input to the colour management path as a JPEG's ICC profile). Built and run by
+// Scripts/ci/fuzz.sh with -sanitize=fuzzer,address; the ordinary build compiles it as a plain
+// executable that only explains how to run it.
+import Foundation
+import LoupeCodecs
+
+/// The decoder under test, read once: libFuzzer calls the entry point millions of times.
+let fuzzDecoder: any ImageDecoding = switch ProcessInfo.processInfo.environment["LOUPE_FUZZ_DECODER"] {
+case "png": PNGDecoder()
+case "webp": WebPDecoder()
+case "gif": GIFDecoder()
+case "heif": HEIFDecoder()
+case "avif": AVIFDecoder()
+case "jxl": JXLDecoder()
+case "icc": ICCProfileFuzzDecoder()
+default: JPEGDecoder()
+}
+
+/// Small limits keep each input fast; the limit checks themselves are part of what is tested.
+let fuzzLimits = DecodingLimits(maxPixelCount: 4_000_000, maxFrameCount: 64, maxTotalPixelCount: 16_000_000)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    guard let bytes, count > 0 else { return 0 }
+    // The first byte picks the options, so every decoder path (scaled, oriented, first frame
+    // only) is explored; the rest is the file.
+    let flags = bytes[0]
+    let data = Data(bytes: bytes + 1, count: count - 1)
+    let options = DecodingOptions(maxPixelSize: flags & 1 != 0 ? 64 : nil, appliesOrientation: flags & 2 != 0,
+                                  firstFrameOnly: flags & 4 != 0, limits: fuzzLimits)
+    _ = try? fuzzDecoder.metadata(of: data)
+    if let image = try? fuzzDecoder.decode(data, options: options), flags & 8 != 0 {
+        // Re-encoding exercises the encoders on whatever the decoder produced.
+        _ = try? ImageEncoder().encode(image.bitmap, as: .png)
+    }
+    return 0
+}
+
+#if LOUPE_FUZZING
+/// libFuzzer's driver, which its own `main` would call.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links executables with `main` aliased to `<module>_main`, which hides libFuzzer's
+/// `main`; this stands in for it and starts the driver.
+@_cdecl("LoupeCodecsFuzz_main")
+func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput)
+}
+#else
+/// Without the fuzzing build, libFuzzer's `main` is absent; this one explains how to run it.
+@main
+enum FuzzUsage {
+    static func main() {
+        print("LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>")
+    }
+}
+#endif

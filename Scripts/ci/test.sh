@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly as CI runs it (.ci/run calls this script):
+#   1. installs system packages (Scripts/setup.sh),
+#   2. builds everything, tests included, with warnings as errors (set in Package.swift),
+#   3. runs every test,
+#   4. builds and tests the embedding example (a package of its own),
+#   5. runs the concurrency-heavy targets again under ThreadSanitizer; any report fails the run,
+#   6. runs the tests again in an optimised (release) build,
+#   7. runs the README's commands: the demo (release build) and the `loupe fetch` examples.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source Scripts/setup.sh
+
+# The venv first: the colour corpus is partly written by its Pillow.
+echo "== conformance references (Python venv)"
+bash Scripts/conformance/venv.sh
+
+echo "== corpus"
+bash Scripts/fetch-corpus.sh
+
+echo "== build"
+swift build --build-tests
+
+echo "== tests"
+swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip LoupeCodecsTests \
+  --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
+
+# Apart, because minutes of CPU-bound reference comparisons (Python colorthief, Pillow) and
+# synchronous decoding beside them hold the two-thread cooperative pool long enough to time out
+# the concurrency tests' 30 s waits (seen on a loaded machine: a dozen of them at once).
+echo "== processing tests (reference comparisons)"
+swift test --skip-build --disable-xctest --filter LoupeProcessingTests
+echo "== codec tests (corpus, reference comparisons, all 16.7M colours through lcms2)"
+swift test --skip-build --disable-xctest --filter LoupeCodecsTests
+
+# Apart, because they measure what a user sees while scrolling (images ready in time), which
+# depends on the machine not being busy with two hundred other tests.
+echo "== scroll simulation tests"
+swift test --skip-build --disable-xctest --filter ScrollSimulationTests
+
+# Apart, because they put a real HTTP server under load (100 concurrent requests, 2,000 malformed
+# paths) whose timeouts would be shared with the rest of the suite's.
+echo "== image service tests (loupe serve over real HTTP)"
+swift test --skip-build --disable-xctest --filter LoupeServerTests
+
+# Apart, because they start whole clusters with Scripts/ops/cluster.sh (two `loupe serve` processes
+# behind nginx) and put 2,000 requests through each; bounded, since a hung child must not hold CI
+# for its 90 minutes (~1.5 min here).
+echo "== cluster tests (Scripts/ops/cluster.sh: loupe serve instances behind nginx)"
+timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
+
+# Apart, because it is a package of its own (an app that depends on Loupe by path and mounts its
+# image routes under /images), built the way a Swift server team would build theirs.
+echo "== the embedding example (Examples/EmbeddedService)"
+(cd Examples/EmbeddedService && swift build --build-tests && swift test --skip-build --disable-xctest)
+
+echo "== tests under ThreadSanitizer"
+# halt_on_error makes the first data race a non-zero exit instead of a log line; the suppressions
+# file lists the third-party false positives, each with its reason.
+tsan_options="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/Scripts/ci/tsan-suppressions.txt"
+TSAN_OPTIONS="$tsan_options" \
+  swift test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter 'LoupeCachingTests|LoupeLoadingTests|LoupeTests|LoupeOriginTests' \
+  --skip ScrollSimulationTests
+# The service apart here too: under ThreadSanitizer its 100-request bursts are slow enough to
+# share timeouts badly with the suites above.
+TSAN_OPTIONS="$tsan_options" \
+  swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
+
+# Apps ship optimised builds, and Swift 6.3.1's optimiser has miscompiled Loupe once where debug
+# builds were right (README, "Known toolchain issues"), so every test runs again at -O (the
+# reference comparisons and the scroll simulation excepted: slow, and without task groups of
+# their own). -enable-testing lets the @testable imports compile; a scratch path of its own keeps
+# the README's release build exactly as users get it.
+echo "== tests in a release build"
+swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-release-tests
+swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
+  --skip LoupeProcessingTests --skip LoupeCodecsTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
+swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeCodecsTests
+swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
+
+echo "== the README's commands"
+# The main job exactly as the README gives it (it checks its own scenarios and exits 1 if one
+# breaks), then the `loupe fetch` examples, whose output must be what the README shows.
+swift run -c release loupe demo
+python3 Scripts/ci/check-readme.py .build/release

@@ -1,0 +1,73 @@
+import Foundation
+import LoupeCodecs
+import LoupeProcessing
+
+/// Encodes a result: the quality its format gets (imgproxy's order: the URL's `quality`, its
+/// `format_quality`, the server's `--format-quality`, then `--quality`), JPEG's flattening of
+/// transparency, and `max_bytes`, which lowers the quality until the result fits.
+struct ResultEncoder: Sendable {
+    /// The output format.
+    let format: ImageFormat
+    /// The quality to start from (lossy formats only).
+    let quality: Int
+    /// The largest result in bytes (0: no limit); only lossy formats can be shrunk to it.
+    let maxBytes: Int
+
+    /// The lowest quality `max_bytes` goes down to, as imgproxy's: below it, a result that
+    /// still does not fit is answered as it is.
+    static let lowestFittingQuality = 10
+
+    /// The encoder for `format` with the quality `options` and `settings` give it.
+    init(format: ImageFormat, options: ProcessingOptions, settings: ServerSettings) {
+        self.format = format
+        quality = Self.quality(for: format, options: options, settings: settings)
+        maxBytes = options.maxBytes
+    }
+
+    /// The quality `format` gets: the first set of the URL's `quality`, the URL's
+    /// `format_quality`, the server's `--format-quality`, the server's `--quality`.
+    static func quality(for format: ImageFormat, options: ProcessingOptions, settings: ServerSettings) -> Int {
+        options.quality ?? options.formatQuality[format] ?? settings.formatQuality[format] ?? settings.defaultQuality
+    }
+
+    /// Whether the format is written with a quality (and so can be fitted to `max_bytes`).
+    var isLossy: Bool { format == .jpeg || format == .webp || format == .avif }
+
+    /// `bitmap` encoded; `transparent` says whether it has transparency (asked once by the
+    /// caller), `flattened` whether the URL's `background` already removed it.
+    func encode(_ bitmap: Bitmap, transparent: Bool, flattened: Bool) throws -> Data {
+        var bitmap = bitmap
+        if format == .jpeg, !flattened, transparent {
+            // JPEG has no alpha: flatten onto white rather than leave what lies under
+            // transparent pixels visible.
+            bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
+        }
+        guard isLossy else { return try ImageEncoder().encode(bitmap, as: .png) }
+        var quality = self.quality
+        while true {
+            let data = try encode(bitmap, quality: quality)
+            guard maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
+            quality = Self.nextQuality(after: quality, size: data.count, target: maxBytes)
+        }
+    }
+
+    /// The next quality to try after `quality` gave `size` bytes over `target`: a step as large
+    /// as the overshoot (×0.25 over 3 times the target, ×0.5 over 1.5 times, else ×0.75,
+    /// rounded half away from zero), always at least one lower and never under 1 — imgproxy's
+    /// steps, so that a URL fits at the quality imgproxy's would.
+    static func nextQuality(after quality: Int, size: Int, target: Int) -> Int {
+        let overshoot = Double(size) / Double(target)
+        let factor = overshoot > 3 ? 0.25 : overshoot > 1.5 ? 0.5 : 0.75
+        let scaled = Int((Double(quality) * factor).rounded(.toNearestOrAwayFromZero))
+        return max(1, min(quality - 1, scaled))
+    }
+
+    private func encode(_ bitmap: Bitmap, quality: Int) throws -> Data {
+        switch format {
+        case .jpeg: return try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
+        case .webp: return try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
+        case .avif: return try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
+        case .png, .gif, .heif, .jxl: return try ImageEncoder().encode(bitmap, as: .png)
+        }
+    }
+}

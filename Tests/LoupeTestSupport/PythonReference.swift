@@ -1,0 +1,40 @@
+import Dispatch
+import Foundation
+
+/// Runs a reference script from Scripts/conformance (Pillow, colorthief, the PyPI `imgproxy`
+/// builder…) in the conformance venv that `Scripts/conformance/venv.sh` makes (Scripts/ci/test.sh
+/// runs it), from the repository root, and returns what it printed.
+package enum PythonReference {
+    /// Runs `script` with `arguments` and waits for it on a Dispatch thread, not on Swift's
+    /// cooperative pool: the references take minutes, and the pool has only as many threads as
+    /// cores (two in CI); blocking them would starve the concurrency tests running beside them.
+    package static func run(_ script: String, arguments: [String]) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(script, arguments: arguments) })
+            }
+        }
+    }
+
+    /// Runs `script` with `arguments`, blocking the calling thread until it exits.
+    package static func runBlocking(_ script: String, arguments: [String]) throws -> Data {
+        let root = Corpus.repositoryRoot
+        let python = root.appendingPathComponent(".venv-conformance/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw CorpusMissing(path: "\(python.path) (run bash Scripts/conformance/venv.sh)")
+        }
+        let (data, status) = try childProcessOutput(
+            python, arguments: [root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments, in: root)
+        guard status == 0 else { throw Failed(script: script, status: status) }
+        return data
+    }
+
+    /// A reference script exited with an error.
+    package struct Failed: Error, CustomStringConvertible {
+        /// The script's name.
+        package let script: String
+        /// Its exit status.
+        package let status: Int32
+        package var description: String { "Python reference \(script) exited with status \(status) (its stderr is above)" }
+    }
+}
