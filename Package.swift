@@ -210,7 +210,7 @@ let package = Package(
         // The `loupe` binary end to end, as a child process (it is built beside the test bundle).
         .testTarget(
             name: "LoupeCLITests",
-            dependencies: ["LoupeCLI", "LoupeCodecs", "LoupeOrigin", "LoupeProcessing", "LoupeTestSupport"],
+            dependencies: ["LoupeCLI", "LoupeCodecs", "LoupeOrigin", "LoupeProcessing", "LoupeServer", "LoupeTestSupport"],
             swiftSettings: strict),
     ]
 )

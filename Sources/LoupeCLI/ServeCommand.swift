@@ -14,6 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting can also be given as an environment variable: LOUPE_ and the flag in capitals \
             with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
+            imgproxy's IMGPROXY_* variables are read too, below both (docs/imgproxy-environment.md); \
+            those Loupe does not take are named in the log at start-up. \
             SIGTERM or SIGINT drains: /health answers 503 at once, requests are still accepted for \
             --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0. \
             A second SIGTERM or SIGINT during that stops at once, cutting requests in flight, with exit status 1.
@@ -25,13 +27,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Signing salts in hex, one per key.") var salt: String?
     @Flag(help: "Serve 'insecure' and '_' URLs when no key is set.") var allowUnsigned = false
     @Option(help: "Comma-separated source URL prefixes; none allows every http(s) URL.") var allowedSources: String?
+    @Option(help: "Folder that local:///path sources are read from (default: local sources refused).") var localRoot: String?
     @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
     @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
     @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
     @Option(help: "Memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32).")
     var resultMemoryLimit: String?
-    @Option(help: "Largest source in MB (default 50).") var maxSourceSize: String?
-    @Option(help: "Largest source in megapixels, checked from its header (default 50).") var maxSourcePixels: String?
+    @Option(help: "Largest source in MB, fractions allowed (default 50).") var maxSourceSize: String?
+    @Option(help: "Largest source in megapixels, fractions allowed, checked from its header (default 50).") var maxSourcePixels: String?
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
     @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
     @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
@@ -58,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         var flags: [String: String] = [:]
         let given: [(String, String?)] = [
             ("host", host), ("port", port), ("key", key), ("salt", salt), ("allowed-sources", allowedSources),
-            ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
+            ("local-root", localRoot), ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
             ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
             ("max-result-dimension", maxResultDimension), ("workers", workers), ("queue", queue),
             ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
@@ -71,9 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
         if negotiateAvif { flags["negotiate-avif"] = "true" }
         if onlyPresets { flags["only-presets"] = "true" }
 
+        let environment = ProcessInfo.processInfo.environment
         var settings: ServerSettings
         do {
-            settings = try ServerSettings(flags: flags, environment: ProcessInfo.processInfo.environment)
+            settings = try ServerSettings(flags: flags, environment: environment)
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)
@@ -107,11 +111,15 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs the server until it is told to stop; `started` is called with the port.
     private func serve(_ settings: ServerSettings, started: @escaping @Sendable (Int) -> Void) async throws {
         let logger = Logger(label: "loupe.serve") { JSONLogHandler(label: $0) }
+        // imgproxy's variables Loupe does not take: named once each, never dropped silently.
+        for (name, reason) in ImgproxyEnvironment.ignored(in: ProcessInfo.processInfo.environment) {
+            logger.warning("ignored imgproxy setting", metadata: ["variable": "\(name)", "reason": "\(reason)"])
+        }
         let server: ImageServer
         do {
             server = try ImageServer(settings: settings, logger: logger, accessLog: quiet ? nil : Logger(label: "loupe.access") { JSONLogHandler(label: $0) })
         } catch {
-            StandardError.writeLine("loupe serve: cannot open the cache folder: \(error)")
+            StandardError.writeLine("loupe serve: cannot start: \(error)")
             throw ExitCode(2)
         }
         do {

@@ -111,7 +111,7 @@ extension ImageService {
         guard let source = item.source else { throw ServiceError.badURL("the batch item has no 'source' string") }
         var options = try ImgproxyURL.options(item.options ?? "", presets: settings.presets, onlyPresets: settings.onlyPresets)
         try check(&options)
-        let url = try settings.sources.check(source)
-        return try await info(for: url, options: options)
+        let (url, local) = try sourceURL(source)
+        return try await info(for: url, options: options, cacheKey: local?.pipelineKey)
     }
 }

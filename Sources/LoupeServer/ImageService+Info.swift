@@ -11,11 +11,14 @@ extension ImageService {
     /// When `options` resize, blur or flatten, the colours and placeholders are those of the
     /// processed result — what a client shows, a poster's crop rather than the whole poster —
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
-    func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
+    /// `cacheKey` names the source's data in the pipeline's caches when its URL alone does not
+    /// (a local file's version).
+    func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), cacheKey: String? = nil) async throws -> Data {
         let processes = options.changesGeometry || !options.filters.isEmpty || options.background != nil
-        let request = processes
+        var request = processes
             ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
             : ImageRequest(url: url, thumbnail: 256)
+        request.cacheKey = cacheKey
         let response = try await pipeline.image(for: request)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }

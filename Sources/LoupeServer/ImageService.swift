@@ -24,6 +24,8 @@ final class ImageService: Sendable {
     /// The CPU work after the pipeline (encoding a result, `/info`'s colours), on worker
     /// threads off the cooperative pool, at most `settings.workers` at once.
     let encodingQueue: WorkQueue
+    /// Reads `local:///path` sources under ``ServerSettings/localRoot``; `nil` when none is set.
+    let localLoader: RootedFileLoader?
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
@@ -42,6 +44,8 @@ final class ImageService: Sendable {
         }
         results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk, logger: logger)
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
+        localLoader = settings.localRoot.map { RootedFileLoader(fileSystem: $0, maximumSize: settings.maximumSourceBytes) }
+        if let localLoader { configuration.localDataLoader = localLoader }
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
                                                       maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
         configuration.maximumConcurrentProcessing = settings.workers
@@ -72,9 +76,12 @@ final class ImageService: Sendable {
         var negotiated: Bool
         /// The output format when known before loading.
         var format: ImageFormat?
-        /// Names the result (options + source + format decision), not the signature.
+        /// Names the result (options + source + format decision, and a local file's version),
+        /// not the signature.
         var resultKey: String
         var request: ImageRequest
+        /// A local source's modification time (`Last-Modified`); `nil` for remote sources.
+        var lastModified: Date?
     }
 
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
@@ -84,7 +91,7 @@ final class ImageService: Sendable {
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         var options = parsed.options
         try check(&options, now: now)
-        let url = try settings.sources.check(parsed.source)
+        let (url, local) = try sourceURL(parsed.source)
         var format = options.format
         let negotiated = format == nil
         if negotiated, let accept {
@@ -95,9 +102,20 @@ final class ImageService: Sendable {
             }
         }
         let formatDecision = format?.rawValue ?? "source"
-        let resultKey = Self.digest("\(parsed.source)\n\(options.resultKey);f=\(formatDecision)")
+        let version = local.map { "\nv=" + $0.version } ?? ""
+        let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey);f=\(formatDecision)")
+        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension)
+        if let local { request.cacheKey = local.pipelineKey }
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
-                    request: Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension))
+                    request: request, lastModified: local?.attributes.modified)
+    }
+
+    /// The URL the pipeline loads for a source as the client named it: a local file under the
+    /// local root (with what it is now), or an http(s) URL the source policy allows.
+    func sourceURL(_ source: String) throws(ServiceError) -> (url: URL, local: LocalSource?) {
+        guard LocalSource.isLocal(source) else { return (try settings.sources.check(source), nil) }
+        let local = try LocalSource(source, loader: localLoader, policy: settings.sources)
+        return (local.url, local)
     }
 
     /// Checks parsed options against the server's limits and the clock (expiry), and fills in

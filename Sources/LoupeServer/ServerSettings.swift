@@ -15,6 +15,9 @@ public struct ServerSettings: Sendable {
     public var allowsUnsigned = false
     /// Sources allowed (parsed prefixes; empty allows every http(s) URL).
     public var sources = SourcePolicy.any
+    /// The folder `local:///path` sources are read from (imgproxy's local file system root);
+    /// `nil` refuses them. Nothing outside it is read: see ``RootedFileSystem``.
+    public var localRoot: RootedFileSystem?
     /// Folder of the disk caches (source data and results); `nil` for memory only.
     public var cacheDirectory: URL?
     /// Disk cache limit in bytes, for source data and results each.
@@ -91,12 +94,13 @@ public struct ServerSettings: Sendable {
         Setting(flag: "salt", help: "signing salts in hex, one per key"),
         Setting(flag: "allow-unsigned", help: "serve 'insecure' and '_' URLs when no key is set (true/false)"),
         Setting(flag: "allowed-sources", help: "comma-separated source URL prefixes; none allows every http(s) URL"),
+        Setting(flag: "local-root", help: "folder that local:///path sources are read from (default: local sources refused)"),
         Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
         Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
         Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
         Setting(flag: "result-memory-limit", help: "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32)"),
-        Setting(flag: "max-source-size", help: "largest source in MB (default 50)"),
-        Setting(flag: "max-source-pixels", help: "largest source in megapixels, checked from its header (default 50)"),
+        Setting(flag: "max-source-size", help: "largest source in MB, fractions allowed (default 50)"),
+        Setting(flag: "max-source-pixels", help: "largest source in megapixels, fractions allowed, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
@@ -115,7 +119,15 @@ public struct ServerSettings: Sendable {
         Setting(flag: "format-quality", help: "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)"),
     ]
 
-    /// Settings from `flags` (by flag name, without dashes) over `environment` (`LOUPE_*`).
+    /// The largest `max-source-size`, in MB.
+    static let largestSourceMegabytes = 4096
+    /// The largest `max-result-dimension`, in pixels.
+    static let largestResultDimension = 65_500
+    /// The largest `queue`.
+    static let largestQueue = 1_000_000
+
+    /// Settings from `flags` (by flag name, without dashes) over `environment`: its `LOUPE_*`
+    /// variables, then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them.
     /// - Throws: the first invalid or unknown setting, as one line naming it.
     public init(flags: [String: String], environment: [String: String]) throws(SettingsError) {
         let known = Set(Self.all.map(\.flag))
@@ -130,10 +142,18 @@ public struct ServerSettings: Sendable {
                 values[setting.flag] = (value, setting.environmentVariable)
             }
         }
+        values.merge(try ImgproxyEnvironment.values(in: environment, besides: Set(values.keys))) { loupe, _ in loupe }
         func integer(_ flag: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
             guard let (text, origin) = values[flag] else { return nil }
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
                 throw SettingsError("\(origin) '\(text)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return value
+        }
+        func decimal(_ flag: String, upTo maximum: Double) throws(SettingsError) -> Double? {
+            guard let (text, origin) = values[flag] else { return nil }
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value > 0, value <= maximum else {
+                throw SettingsError("\(origin) '\(text)' is not a number above 0 and at most \(Int(maximum))")
             }
             return value
         }
@@ -176,15 +196,26 @@ public struct ServerSettings: Sendable {
             throw SettingsError("--allow-unsigned cannot be combined with a signing key")
         }
         sources = try SourcePolicy(allowedPrefixes: list("allowed-sources") ?? [])
+        if let (folder, origin) = values["local-root"], !folder.isEmpty {
+            do throws(RootedFileError) {
+                localRoot = try RootedFileSystem(root: folder)
+            } catch .rootUnusable(let reason) {
+                throw SettingsError("\(origin) '\(folder)' \(reason)")
+            } catch {
+                throw SettingsError("\(origin) '\(folder)': \(error)")
+            }
+        }
         if let folder = values["cache-dir"]?.value, !folder.isEmpty { cacheDirectory = URL(fileURLWithPath: folder) }
         diskLimit = try integer("disk-limit", 1...1 << 30).map { $0 << 20 } ?? diskLimit
         memoryLimit = try integer("memory-limit", 0...1 << 30).map { $0 << 20 } ?? memoryLimit
         resultMemoryLimit = try integer("result-memory-limit", 0...1 << 20).map { $0 << 20 } ?? resultMemoryLimit
-        maximumSourceBytes = try integer("max-source-size", 1...4096).map { $0 << 20 } ?? maximumSourceBytes
-        maximumSourcePixels = try integer("max-source-pixels", 1...1000).map { $0 * 1_000_000 } ?? maximumSourcePixels
-        maximumResultDimension = try integer("max-result-dimension", 1...65_500) ?? maximumResultDimension
+        // Fractional: imgproxy's limits (bytes, fractional megapixels) convert exactly.
+        maximumSourceBytes = try decimal("max-source-size", upTo: Double(Self.largestSourceMegabytes))
+            .map { max(1, Int(($0 * Double(1 << 20)).rounded())) } ?? maximumSourceBytes
+        maximumSourcePixels = try decimal("max-source-pixels", upTo: 1000).map { max(1, Int(($0 * 1_000_000).rounded())) } ?? maximumSourcePixels
+        maximumResultDimension = try integer("max-result-dimension", 1...Self.largestResultDimension) ?? maximumResultDimension
         workers = try integer("workers", 1...1024) ?? workers
-        queueLength = try integer("queue", 0...1_000_000) ?? queueLength
+        queueLength = try integer("queue", 0...Self.largestQueue) ?? queueLength
         downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
         requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
         drainDelay = try integer("drain-delay", 0...3600).map { .seconds($0) } ?? drainDelay

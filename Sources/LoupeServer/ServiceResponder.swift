@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import LoupeCodecs
+import LoupeLoading
 import NIOCore
 
 /// Answers every HTTP request: the image URLs, `/info`, `/batch`, `/health` and `/metrics`.
@@ -89,6 +90,18 @@ struct ServiceResponder: HTTPResponder {
     private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
+        // A local file not modified since the client's copy: answered before any work (the
+        // result depends on nothing else that can change). `If-None-Match`, when sent, decides
+        // instead (RFC 9110 §13.1.3).
+        if ifNoneMatch == nil, let lastModified = plan.lastModified, let since = request.headers[.ifModifiedSince],
+           let sinceDate = HTTPDate.parse(since), lastModified.timeIntervalSince1970.rounded(.down) <= sinceDate.timeIntervalSince1970 {
+            var headers = HTTPFields()
+            headers[.lastModified] = HTTPDate.string(from: lastModified)
+            headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+            if plan.negotiated { headers[.vary] = "Accept" }
+            if let cached = service.cachedResult(for: plan) { headers[.eTag] = cached.etag }
+            return Response(status: .notModified, headers: headers)
+        }
         // A result already made costs a lookup (memory, then disk), no admission: a full queue
         // of new work does not turn away what is ready.
         let result: EncodedResult
@@ -122,6 +135,7 @@ struct ServiceResponder: HTTPResponder {
         headers[.eTag] = result.etag
         headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: service.settings.timeToLive, expires: plan.options.expires))"
         if plan.negotiated { headers[.vary] = "Accept" }
+        if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         return headers
     }
 
@@ -133,7 +147,7 @@ struct ServiceResponder: HTTPResponder {
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service
-        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url, options: plan.options) }
+        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url, options: plan.options, cacheKey: plan.request.cacheKey) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"

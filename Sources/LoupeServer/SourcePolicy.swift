@@ -1,8 +1,10 @@
 import Foundation
 
-/// Which source URLs the service loads: `http`/`https` only, and with allowed prefixes set,
-/// only URLs under one of them, compared by parsed parts — scheme, host, port and path — never
-/// as text, so `https://a.com@evil.com/` is not under `https://a.com`.
+/// Which source URLs the service loads: `http`/`https` (and `local:///path` when a local root is
+/// set), and with allowed prefixes set, only URLs under one of them, compared by parsed parts —
+/// scheme, host, port and path — never as text, so `https://a.com@evil.com/` is not under
+/// `https://a.com`. As imgproxy's allowed sources, a list of prefixes applies to local sources
+/// too: `local:///folder/` allows the files under that folder of the local root.
 public struct SourcePolicy: Sendable, Equatable {
     /// One allowed prefix, parsed.
     struct Prefix: Sendable, Equatable {
@@ -10,6 +12,12 @@ public struct SourcePolicy: Sendable, Equatable {
         var host: String
         var port: Int?
         var path: String
+
+        /// A prefix ending in `/` covers its folder; one without covers that path and below.
+        func covers(_ candidate: String) -> Bool {
+            if path.hasSuffix("/") { return candidate.hasPrefix(path) }
+            return candidate == path || candidate.hasPrefix(path + "/")
+        }
     }
 
     let prefixes: [Prefix]
@@ -19,10 +27,20 @@ public struct SourcePolicy: Sendable, Equatable {
     public init(allowedPrefixes: [String]) throws(SettingsError) {
         var parsed: [Prefix] = []
         for text in allowedPrefixes {
+            if LocalSource.isLocal(text) {
+                let path = String(text.dropFirst(LocalSource.prefix.count))
+                guard path.hasPrefix("/") else {
+                    throw SettingsError("allowed source '\(text)' is not a local prefix like local:///folder/")
+                }
+                parsed.append(Prefix(scheme: "local", host: "", port: nil, path: path))
+                continue
+            }
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
                   url.user == nil, url.password == nil, url.query == nil, url.fragment == nil
-            else { throw SettingsError("allowed source '\(text)' is not an http(s) URL prefix like https://images.example.com/") }
+            else {
+                throw SettingsError("allowed source '\(text)' is not an http(s) URL prefix like https://images.example.com/ (or local:///folder/)")
+            }
             parsed.append(Prefix(scheme: scheme, host: host.lowercased(), port: url.port ?? Self.defaultPort(scheme),
                                  path: url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath))
         }
@@ -49,11 +67,19 @@ public struct SourcePolicy: Sendable, Equatable {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let allowed = prefixes.contains { prefix in
             guard prefix.scheme == scheme, prefix.host == host.lowercased(), prefix.port == port else { return false }
-            // A prefix ending in `/` covers its folder; one without covers that path and below.
-            if prefix.path.hasSuffix("/") { return path.hasPrefix(prefix.path) }
-            return path == prefix.path || path.hasPrefix(prefix.path + "/")
+            return prefix.covers(path)
         }
         guard allowed else { throw .forbiddenSource("the source is not under an allowed prefix") }
         return url
+    }
+
+    /// Refuses a local source's `path` (as named, from its leading `/`) when allowed prefixes are
+    /// set and no `local://` one covers it. Whether the path may be read at all is
+    /// ``RootedFileSystem``'s decision, made after this.
+    func checkLocal(_ path: String) throws(ServiceError) {
+        guard !prefixes.isEmpty else { return }
+        guard prefixes.contains(where: { $0.scheme == "local" && $0.covers(path) }) else {
+            throw .forbiddenSource("the local source is not under an allowed prefix")
+        }
     }
 }

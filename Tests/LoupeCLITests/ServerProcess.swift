@@ -13,13 +13,21 @@ final class ServerProcess: Sendable {
     private let process: Process
     private let output: Pipe
 
-    init(arguments: [String]) throws {
+    /// Starts `loupe serve` with `arguments`; with `environment`, in the test's environment
+    /// without its `LOUPE_*` and `IMGPROXY_*` variables plus `environment`'s; its standard error
+    /// to `standardError` (the test's own by default).
+    init(arguments: [String], environment: [String: String]? = nil, standardError: FileHandle = .standardError) throws {
         let process = Process()
         process.executableURL = LoupeRun.executableURL
         process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment
+                .filter { !$0.key.hasPrefix("LOUPE_") && !$0.key.hasPrefix("IMGPROXY_") }
+                .merging(environment) { _, given in given }
+        }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        process.standardError = standardError
         try process.run()
         self.process = process
         self.output = output

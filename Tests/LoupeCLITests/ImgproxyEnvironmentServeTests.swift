@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoupeCodecs
+import LoupeServer
+import LoupeTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An imgproxy deployment's environment file starts `loupe serve` with no flags, and URLs the
+/// PyPI `imgproxy` builder signs for its key and salt are served from its local root.
+@Suite struct ImgproxyEnvironmentServeTests {
+    @Test func anImgproxyEnvironmentFileStartsTheServerAndBuilderURLsAreServed() async throws {
+        let folder = try TemporaryFolder.created()
+        defer { folder.remove() }
+        let root = folder.path("images")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try TestImage.jpeg(width: 300, height: 200, seed: 21).write(to: URL(fileURLWithPath: root + "/photo.jpg"))
+        let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
+        let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+        // As `docker run --env-file` reads it: NAME=value lines, comments and blank lines skipped.
+        let file = """
+            # imgproxy
+            IMGPROXY_KEY=\(key)
+            IMGPROXY_SALT=\(salt)
+            IMGPROXY_BIND=127.0.0.1:0
+            IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(root)
+            IMGPROXY_MAX_SRC_RESOLUTION=16.8
+            IMGPROXY_MAX_SRC_FILE_SIZE=10485760
+            IMGPROXY_QUALITY=70
+            IMGPROXY_TTL=3600
+            IMGPROXY_WORKERS=2
+            IMGPROXY_USE_ETAG=true
+            IMGPROXY_PRESETS=thumb=rs:fit:64:64
+            IMGPROXY_S3_ENDPOINT=https://s3.example.com
+
+            IMGPROXY_LOG_LEVEL=info
+            """
+        var environment: [String: String] = [:]
+        for line in file.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        let log = folder.path("stderr.log")
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        let child = try ServerProcess(arguments: ["serve"], environment: environment, standardError: errors)
+        defer { child.kill() }
+        let port = try await child.port()
+
+        let output = try await PythonReference.run("imgproxy_urls.py", arguments: [key, salt, "local:///photo.jpg"])
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
+        // The script's cases, as imgproxy sizes them for a 300×200 source.
+        let expected: [(format: ImageFormat, width: Int, height: Int)] = [(.jpeg, 64, 43), (.png, 40, 30), (.webp, 50, 33)]
+        #expect(lines.count == expected.count)
+        for (line, expected) in zip(lines, expected) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = try #require(object["path"] as? String)
+            let answer = try await Self.get(port: port, path: path)
+            #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+            guard answer.status == 200 else { continue }
+            let image = try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true))
+            #expect(image.metadata.format == expected.format, "\(path)")
+            #expect((image.metadata.width, image.metadata.height) == (expected.width, expected.height), "\(path)")
+            #expect(answer.headers["cache-control"] == "public, max-age=3600")
+            #expect(answer.headers["last-modified"] != nil)
+        }
+        // The key is in force: unsigned URLs are refused.
+        #expect(try await Self.get(port: port, path: "/insecure/w:10/plain/local:///photo.jpg").status == 403)
+
+        child.signal(SIGTERM)
+        #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
+        try errors.close()
+        let logged = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        let ignored = logged.filter { $0.contains("ignored imgproxy setting") }
+        // Named once each: the two Loupe cannot take (and presets while it has no such setting).
+        var names = ["IMGPROXY_LOG_LEVEL", "IMGPROXY_S3_ENDPOINT"]
+        if !ServerSettings.all.contains(where: { $0.flag == "presets" }) { names.append("IMGPROXY_PRESETS") }
+        for name in names {
+            #expect(ignored.filter { $0.contains("\"\(name)\"") }.count == 1, "\(name) in \(ignored)")
+        }
+        #expect(ignored.count == names.count, "\(ignored)")
+    }
+
+    /// A GET: status, headers (by lower-cased name) and body.
+    static func get(port: Int, path: String) async throws -> (status: Int, headers: [String: String], body: Data) {
+        guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw FixtureError("bad path \(path)") }
+        let (data, response) = try await URLSession.shared.data(from: url)
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return (http?.statusCode ?? 0, headers, data)
+    }
+}
