@@ -49,11 +49,31 @@ extension ImagePipeline {
     func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
+        let budget = configuration.memoryBudget
         let result = try await runProcessingWork(priority: priority) {
-            try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
+            // Taken on the worker, without waiting: the decode is committed, and only its end
+            // gives the memory back.
+            let reservation = budget.map { $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, decoder: decoder)) }
+            defer { reservation?.release() }
+            return try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
         }
         recorder.record(.decodes)
         return result
+    }
+
+    /// The bytes of pixels decoding `data` allocates, from its header: at the reduced scale JPEG
+    /// decodes a thumbnail at (a power of two down to an eighth, not below the thumbnail), else
+    /// in full. 0 for data whose header does not read (the decode fails at once).
+    static func decodedBytes(of data: Data, thumbnail: Int?, decoder: any ImageDecoding) -> Int {
+        guard let metadata = try? decoder.metadata(of: data) else { return 0 }
+        var (width, height) = (max(0, metadata.width), max(0, metadata.height))
+        if let thumbnail, thumbnail > 0, metadata.format == .jpeg {
+            var scale = 8
+            while scale > 1, max(width, height) / scale < thumbnail { scale /= 2 }
+            (width, height) = ((width + scale - 1) / scale, (height + scale - 1) / scale)
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? Int.max / 8 : min(pixels, Int.max / 8) * 4
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),

@@ -18,4 +18,8 @@ struct FetchedData: Sendable {
     var origin: ImageOrigin
     var isRevalidated: Bool
     var duration: Duration
+    /// The data's share of the pipeline's memory budget, released when the last stage holding
+    /// the data lets go of it (after its decodes); `nil` without a budget or for data read from
+    /// a file or the disk cache.
+    var reservation: MemoryReservation?
 }

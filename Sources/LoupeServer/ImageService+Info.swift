@@ -11,18 +11,22 @@ extension ImageService {
     /// When `options` resize, blur or flatten, the colours and placeholders are those of the
     /// processed result — what a client shows, a poster's crop rather than the whole poster —
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
-    func info(for url: URL, options: ProcessingOptions = ProcessingOptions()) async throws -> Data {
+    ///
+    /// Its work takes its place in line after the requests that came before it (a new arrival
+    /// when none is given), so image requests under load never leave it waiting forever.
+    func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), arrival: UInt64? = nil) async throws -> Data {
+        let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
         let box = options.scaledBox
         let processes = box.width > 0 || box.height > 0 || options.blur > 0 || options.background != nil
         let request = processes ? Self.imageRequest(url: url, options: options, format: nil) : ImageRequest(url: url, thumbnail: 256)
-        let response = try await pipeline.image(for: request)
+        let response = try await pipeline.image(for: request, priority: priority)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
         let container = response.container
         let metadata = container.metadata
         let turned = metadata.orientation.swapsDimensions
         let result = response.bitmap
-        let derived = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) { () throws -> Derived in
+        let derived = try await encodingQueue.runOffPool(priority: priority) { () throws -> Derived in
             // A processed result's colours from at most 256 px a side, as a source alone's
             // come from its 256 px decode: a large result costs no more to describe.
             let bitmap = processes && max(result.width, result.height) > 256 ? try Resize(maxPixelSize: 256).process(result) : result
