@@ -15,7 +15,7 @@ extension ImagePipeline {
     /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
     func runDecodeStage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
-        let container: (value: ImageContainer, duration: Duration)
+        let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
         do {
             container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
         } catch let error as ImagePipelineError {
@@ -28,7 +28,8 @@ extension ImagePipeline {
         ])
         return StagedImage(
             container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
-            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data)
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data,
+            reservation: container.reservation)
     }
 
     /// Removes data that turned out not to decode from the disk cache. The data stage stores a
@@ -45,20 +46,23 @@ extension ImagePipeline {
     }
 
     /// Decodes in the processing queue; also used by the final image stage for processed images
-    /// stored on disk.
-    func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
+    /// stored on disk. Returns the decoded pixels' share of the memory budget (if there is one),
+    /// for the caller to hold as long as it holds the pixels.
+    func decode(
+        _ data: Data, thumbnail: Int?, priority: LoadPriority
+    ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
         let budget = configuration.memoryBudget
-        let result = try await runProcessingWork(priority: priority) {
-            // Taken on the worker, without waiting: the decode is committed, and only its end
-            // gives the memory back.
+        let ((container, reservation), duration) = try await runProcessingWork(priority: priority) {
+            // Taken on the worker, without waiting: the decode is committed, and only the end
+            // of its pixels (processed, or the request done) gives the memory back; on failure
+            // the reservation is dropped here, which releases it.
             let reservation = budget.map { $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, decoder: decoder)) }
-            defer { reservation?.release() }
-            return try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
+            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits), reservation)
         }
         recorder.record(.decodes)
-        return result
+        return (container, duration, reservation)
     }
 
     /// The bytes of pixels decoding `data` allocates, from its header: at the reduced scale JPEG

@@ -10,6 +10,10 @@ struct StagedImage: Sendable {
     /// The encoded source the image was decoded from on this load; `nil` once it is in the
     /// memory cache (which holds pixels only) or when it was decoded from a processed copy.
     var data: Data?
+    /// The decoded pixels' share of the pipeline's memory budget, held while these pixels are
+    /// the image (released once processing replaces them, or the last holder lets go); `nil`
+    /// without a budget and in the memory cache.
+    var reservation: MemoryReservation?
 }
 
 /// What the data stage produces.
