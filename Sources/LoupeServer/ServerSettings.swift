@@ -38,10 +38,12 @@ public struct ServerSettings: Sendable {
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
     public var queueLength = 64
-    /// Bytes of memory for downloaded sources waiting to be decoded and for decodes' pixels;
-    /// past it, downloads wait (in arrival order) for earlier requests to release theirs. The
-    /// default holds two full decodes of 12-megapixel photos and a few such sources waiting.
-    public var memoryBudget = 128 << 20
+    /// Bytes of memory for downloaded sources waiting to be decoded and for decoded pixels
+    /// until processed; past it, downloads wait (in arrival order) for earlier requests to
+    /// release theirs (decodes already on a worker take theirs regardless). The default holds
+    /// one full decode of a 12-megapixel photo (48 MB of pixels) and a couple of such sources
+    /// waiting.
+    public var memoryBudget = 64 << 20
     /// Limit of one source download.
     public var downloadTimeout = Duration.seconds(10)
     /// Limit of one request, from arrival to the response.
@@ -94,7 +96,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
-        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 128)"),
+        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64)"),
         Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
         Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
         Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LoupeOrigin
 import LoupeServer
 import LoupeTestSupport
@@ -11,7 +12,8 @@ import Testing
 @Suite struct OverloadTests {
     /// With one worker and every download slot held, queued requests are served in the order
     /// they arrived (the origin sees their downloads in that order through the one slot that
-    /// frees) and complete in that order.
+    /// frees) and complete in that order (the server's access log, written as each answer is
+    /// ready: the client's own completions also depend on how its tasks are scheduled).
     @Test func requestsCompleteInArrivalOrder() async throws {
         // Decoded in full (fill is not a plain fit), so that each request's work is long beside
         // the hop from the encoder to the client.
@@ -34,7 +36,15 @@ import Testing
             // debug build): no deadline may end them first.
             settings.downloadTimeout = .seconds(300)
             settings.requestTimeout = .seconds(300)
-            try await RunningServer.with(settings) { server in
+            let completions = Recorder<Int>()
+            let accessLog = Logger(label: "loupe.access") { label in
+                JSONLogHandler(label: label) { line in
+                    if let range = line.range(of: "queued-"), let index = Int(line[range.upperBound...].prefix { $0.isNumber }) {
+                        completions.record(index)
+                    }
+                }
+            }
+            try await RunningServer.with(settings, accessLog: accessLog) { server in
                 // Six downloads at once (the pipeline's minimum): all six held at the origin.
                 var held: [Task<RunningServer.Answer, any Error>] = []
                 for index in blockers.indices {
@@ -42,15 +52,10 @@ import Testing
                     held.append(Task { try await server.request(path) })
                     #expect(await eventually { origin.requestCount(for: "/block-\(index).jpg") == 1 })
                 }
-                let completions = Recorder<Int>()
                 var queued: [Task<RunningServer.Answer, any Error>] = []
                 for index in 0..<8 {
                     let path = insecurePath("rs:fill:100:100", origin.url("/queued-\(index).jpg").absoluteString, extension: "png")
-                    queued.append(Task {
-                        let answer = try await server.request(path)
-                        completions.record(index)
-                        return answer
-                    })
+                    queued.append(Task { try await server.request(path) })
                     // Admitted (numbered) before the next one is sent.
                     #expect(await server.eventuallyMetric("loupe_queue_depth", equals: Double(blockers.count + index + 1)))
                 }
