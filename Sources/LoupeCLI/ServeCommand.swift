@@ -38,6 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
     @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
     @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
+    @Option(help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64).")
+    var memoryBudget: String?
     @Option(help: "Seconds for one source download (default 10).") var downloadTimeout: String?
     @Option(help: "Seconds for one request (default 30).") var requestTimeout: String?
     @Option(help: "Seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0).") var drainDelay: String?
@@ -64,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("local-root", localRoot), ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
             ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
             ("max-result-dimension", maxResultDimension), ("workers", workers), ("queue", queue),
-            ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
+            ("memory-budget", memoryBudget), ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
             ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
             ("presets", presets), ("presets-file", presetsFile), ("format-quality", formatQuality),
         ]

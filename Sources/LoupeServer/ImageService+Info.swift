@@ -13,20 +13,25 @@ extension ImageService {
     /// and `resultWidth` / `resultHeight` give its size; the other fields stay the source's.
     /// `cacheKey` names the source's data in the pipeline's caches when its URL alone does not
     /// (a local file's version).
-    func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), cacheKey: String? = nil) async throws -> Data {
+    ///
+    /// Its work takes its place in line after the requests that came before it (a new arrival
+    /// when none is given), so image requests under load never leave it waiting forever.
+    func info(for url: URL, options: ProcessingOptions = ProcessingOptions(), cacheKey: String? = nil,
+              arrival: UInt64? = nil) async throws -> Data {
+        let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
         let processes = options.changesGeometry || !options.filters.isEmpty || options.background != nil
         var request = processes
             ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
             : ImageRequest(url: url, thumbnail: 256)
         request.cacheKey = cacheKey
-        let response = try await pipeline.image(for: request)
+        let response = try await pipeline.image(for: request, priority: priority)
         var bytes = response.data?.count ?? 0
         if response.data == nil { bytes = try await pipeline.data(for: request).data.count }
         let container = response.container
         let metadata = container.metadata
         let turned = metadata.orientation.swapsDimensions
         let result = response.bitmap
-        let derived = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) { () throws -> Derived in
+        let derived = try await encodingQueue.runOffPool(priority: priority) { () throws -> Derived in
             // A processed result's colours from at most 256 px a side, as a source alone's
             // come from its 256 px decode: a large result costs no more to describe.
             let bitmap = processes && max(result.width, result.height) > 256 ? try Resize(maxPixelSize: 256).process(result) : result

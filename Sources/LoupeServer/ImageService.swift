@@ -26,10 +26,13 @@ final class ImageService: Sendable {
     let encodingQueue: WorkQueue
     /// Reads `local:///path` sources under ``ServerSettings/localRoot``; `nil` when none is set.
     let localLoader: RootedFileLoader?
+    /// Downloaded sources waiting for a worker and decodes' pixels (``ServerSettings/memoryBudget``).
+    let memoryBudget: MemoryBudget
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
         self.metrics = metrics
+        memoryBudget = MemoryBudget(limit: settings.memoryBudget)
         let loader = AsyncHTTPClientDataLoader(
             limits: HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
                                       totalTimeout: settings.downloadTimeout),
@@ -49,6 +52,7 @@ final class ImageService: Sendable {
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
                                                       maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
         configuration.maximumConcurrentProcessing = settings.workers
+        configuration.memoryBudget = memoryBudget
         configuration.maximumConcurrentDataLoads = max(6, settings.workers * 2)
         configuration.isMemoryCacheEnabled = settings.memoryLimit > 0
         configuration.memoryCacheCostLimit = settings.memoryLimit
@@ -60,8 +64,8 @@ final class ImageService: Sendable {
         gate = AdmissionGate(workers: settings.workers, queueLength: settings.queueLength)
         encodingQueue = WorkQueue(maximumConcurrency: settings.workers)
         let owner = EncodingOwner()
-        encodings = SingleFlightLoader(memoryCache: nil) { key in
-            try await owner.make(key)
+        encodings = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await owner.make(key, priority: priority)
         }
         owner.service.withLock { $0 = Weak(service: self) }
     }
@@ -160,12 +164,17 @@ final class ImageService: Sendable {
     }
 
     /// The result for `plan`, from the result cache or made (coalesced with identical ones).
-    func result(for plan: Plan) async throws -> (result: EncodedResult, cached: Bool) {
+    ///
+    /// - Parameter arrival: the request's place in line (``AdmissionGate``), a new one when
+    ///   `nil`; its work is served in that order at every stage, shared work at its earliest
+    ///   requester's place.
+    func result(for plan: Plan, arrival: UInt64? = nil) async throws -> (result: EncodedResult, cached: Bool) {
         if let cached = results.result(forKey: plan.resultKey) {
             metrics.resultCacheHits.increment()
             return (cached, true)
         }
-        return (try await encodings.value(for: ResultJob(plan: plan)), false)
+        let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
+        return (try await encodings.value(for: ResultJob(plan: plan), priority: priority), false)
     }
 
     /// A cached result if there is one (answered without admission or work).
@@ -176,13 +185,13 @@ final class ImageService: Sendable {
     }
 
     /// Makes the result: pipeline, then the encoder off the cooperative pool.
-    fileprivate func make(_ job: ResultJob) async throws -> EncodedResult {
+    fileprivate func make(_ job: ResultJob, priority: LoadPriority) async throws -> EncodedResult {
         let plan = job.plan
         if plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
             return source
         }
         let start = ContinuousClock.now
-        let response = try await pipeline.image(for: plan.request)
+        let response = try await pipeline.image(for: plan.request, priority: priority)
         metrics.record(stage: "pipeline", since: start)
         let timings = response.timings
         if let load = timings.dataLoad { metrics.stageDuration("download", load) }
@@ -200,7 +209,7 @@ final class ImageService: Sendable {
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool.
-        let (result, encodeStart) = try await encodingQueue.runOffPool(priority: LoadPriority(.medium)) {
+        let (result, encodeStart) = try await encodingQueue.runOffPool(priority: priority) {
             let encodeStart = ContinuousClock.now
             let encoded = try encoder.encode(decoded, transparent: transparent, flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
@@ -294,9 +303,9 @@ final class ImageService: Sendable {
 private final class EncodingOwner: Sendable {
     let service = Locked(Weak())
 
-    func make(_ job: ResultJob) async throws -> EncodedResult {
+    func make(_ job: ResultJob, priority: LoadPriority) async throws -> EncodedResult {
         guard let service = service.withLock({ $0.service }) else { throw CancellationError() }
-        return try await service.make(job)
+        return try await service.make(job, priority: priority)
     }
 }
 

@@ -10,6 +10,13 @@ final class ServerMetrics: Sendable {
     let resultCacheHits: Counter
     let inFlight: Gauge
     private let queueDepth: Gauge
+    /// 429s by reason (``AdmissionGate/Refusal``), made once each.
+    private let refusals: [AdmissionGate.Refusal: Counter]
+    private let budgetInUse: Gauge
+    private let budgetLimit: Gauge
+    private let budgetWaiting: Gauge
+    /// Work waiting for a slot, by stage (`download`, `processing`, `encode`).
+    private let waiting: [String: Gauge]
     /// The stage histograms, made once: the registry's lookup by name and labels costs more
     /// than the recording itself, several times per request.
     private let stages: [String: DurationHistogram]
@@ -24,6 +31,22 @@ final class ServerMetrics: Sendable {
         resultCacheHits = registry.makeCounter(descriptor: Self.name("result_cache_hits", "total", "Results served from the result cache"))
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "", "Requests being answered"))
         queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "", "Image requests admitted, waiting or working"))
+        var refusals: [AdmissionGate.Refusal: Counter] = [:]
+        for reason in AdmissionGate.Refusal.allCases {
+            refusals[reason] = registry.makeCounter(descriptor: Self.name("refused_requests", "total", "Requests refused with 429, by reason"),
+                                                    labels: [("reason", reason.rawValue)])
+        }
+        self.refusals = refusals
+        budgetInUse = registry.makeGauge(descriptor: Self.name(
+            "memory_budget_in_use", "bytes", "Memory budget held by downloaded sources waiting to be decoded and by decodes"))
+        budgetLimit = registry.makeGauge(descriptor: Self.name("memory_budget_limit", "bytes", "The memory budget (--memory-budget)"))
+        budgetWaiting = registry.makeGauge(descriptor: Self.name("memory_budget_waiting", "", "Downloads waiting for the memory budget"))
+        var waiting: [String: Gauge] = [:]
+        for stage in ["download", "processing", "encode"] {
+            waiting[stage] = registry.makeGauge(descriptor: Self.name("waiting_work", "", "Work waiting for a slot, by stage"),
+                                                labels: [("stage", stage)])
+        }
+        self.waiting = waiting
         var stages: [String: DurationHistogram] = [:]
         for stage in ["queue", "download", "decode", "process", "encode", "pipeline", "total"] {
             stages[stage] = registry.makeDurationHistogram(descriptor: Self.stageDuration, labels: [("stage", stage)], buckets: stageBuckets)
@@ -50,6 +73,11 @@ final class ServerMetrics: Sendable {
         counter.increment()
     }
 
+    /// Counts one request refused with 429.
+    func countRefusal(_ reason: AdmissionGate.Refusal) {
+        refusals[reason]?.increment()
+    }
+
     /// Records `duration` for `stage`.
     func stageDuration(_ stage: String, _ duration: Duration) {
         let histogram = stages[stage]
@@ -63,8 +91,16 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition text, with the gauges that are read rather than counted brought up to date.
-    func exposition(pipeline: ImagePipeline, admitted: Int) -> [UInt8] {
+    func exposition(pipeline: ImagePipeline, admitted: Int, budget: MemoryBudget? = nil, encodingQueue: WorkQueue? = nil) -> [UInt8] {
         queueDepth.set(Double(admitted))
+        waiting["download"]?.set(Double(pipeline.waitingDataLoads))
+        waiting["processing"]?.set(Double(pipeline.waitingProcessing))
+        if let encodingQueue { waiting["encode"]?.set(Double(encodingQueue.waitingCount)) }
+        if let budget {
+            budgetInUse.set(Double(budget.inUse))
+            budgetLimit.set(Double(budget.limit))
+            budgetWaiting.set(Double(budget.waitingCount))
+        }
         let statistics = pipeline.statistics
         let values: [(String, String, Int)] = [
             ("pipeline_requests", "Pipeline requests", statistics.requests),

@@ -42,6 +42,12 @@ public struct ServerSettings: Sendable {
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
     public var queueLength = 64
+    /// Bytes of memory for downloaded sources waiting to be decoded and for decoded pixels
+    /// until processed; past it, downloads wait (in arrival order) for earlier requests to
+    /// release theirs (decodes already on a worker take theirs regardless). The default holds
+    /// one full decode of a 12-megapixel photo (48 MB of pixels) and a couple of such sources
+    /// waiting.
+    public var memoryBudget = 64 << 20
     /// Limit of one source download.
     public var downloadTimeout = Duration.seconds(10)
     /// Limit of one request, from arrival to the response.
@@ -104,6 +110,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
+        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64)"),
         Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
         Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
         Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),
@@ -216,6 +223,7 @@ public struct ServerSettings: Sendable {
         maximumResultDimension = try integer("max-result-dimension", 1...Self.largestResultDimension) ?? maximumResultDimension
         workers = try integer("workers", 1...1024) ?? workers
         queueLength = try integer("queue", 0...Self.largestQueue) ?? queueLength
+        memoryBudget = try integer("memory-budget", 1...1 << 20).map { $0 << 20 } ?? memoryBudget
         downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
         requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
         drainDelay = try integer("drain-delay", 0...3600).map { .seconds($0) } ?? drainDelay

@@ -69,7 +69,8 @@ struct ServiceResponder: HTTPResponder {
                 ? Self.json(["status": "draining"], status: .serviceUnavailable)
                 : Self.json(["status": "ok"], status: .ok)
         case (.get, "/metrics"):
-            let text = service.metrics.exposition(pipeline: service.pipeline, admitted: service.gate.count)
+            let text = service.metrics.exposition(pipeline: service.pipeline, admitted: service.gate.count, budget: service.memoryBudget,
+                                                      encodingQueue: service.encodingQueue)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
@@ -108,13 +109,17 @@ struct ServiceResponder: HTTPResponder {
         if let cached = service.cachedResult(for: plan) {
             result = cached
         } else {
-            guard service.gate.enter() else { throw ServiceError.queueFull }
-            defer { service.gate.leave() }
             let timeout = service.settings.requestTimeout
+            let ticket = try service.admit(deadline: timeout)
+            var completedWork = false
+            defer { service.gate.leave(ticket, completedWork: completedWork) }
             let service = self.service
             // The work stops at the request's deadline or when the client goes away; this
             // request's share of work shared with others is released then (the others keep it going).
-            result = try await withDeadline(timeout, connection: connection) { try await service.result(for: plan).result }
+            result = try await withDeadline(timeout, connection: connection) {
+                try await service.result(for: plan, arrival: ticket.arrival).result
+            }
+            completedWork = true
         }
         if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
             return notModified(result, plan: plan)
@@ -143,7 +148,10 @@ struct ServiceResponder: HTTPResponder {
 
     private func info(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let plan = try service.plan(path: path, accept: nil)
-        guard service.gate.enter() else { throw ServiceError.queueFull }
+        guard service.gate.enter() else {
+            service.metrics.countRefusal(.queueFull)
+            throw ServiceError.queueFull
+        }
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service

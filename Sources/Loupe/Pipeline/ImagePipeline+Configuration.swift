@@ -58,6 +58,11 @@ extension ImagePipeline {
         /// At most this many decodes and processor runs at once, on threads outside Swift's
         /// cooperative pool. Default: the number of cores.
         public var maximumConcurrentProcessing = ProcessInfo.processInfo.activeProcessorCount
+        /// Memory shared by downloaded data waiting to be decoded and by decodes' pixels; `nil`
+        /// for no bound. A download waits (in arrival order) while the budget is spent, so a
+        /// burst of requests for large sources cannot hold more sources in memory than it
+        /// allows; decodes, already on their workers, take theirs at once.
+        package var memoryBudget: MemoryBudget?
 
         /// Where requests' keys, stages and outcomes are logged (debug), and failures (at
         /// ``failureLogLevel``). Set `logger.logLevel` to choose what is logged at all.

@@ -90,6 +90,13 @@ public final class ImagePipeline: Sendable {
         try await response(for: request, priority: nil, progress: nil)
     }
 
+    /// Loads the image `request` asks for at `priority`, which may carry an arrival: the service
+    /// orders its requests first come, first served through every stage this way.
+    nonisolated(nonsending)
+    package func image(for request: ImageRequest, priority: LoadPriority) async throws -> ImageResponse {
+        try await response(for: request, priority: priority, progress: nil)
+    }
+
     /// Loads the image at `url` at full size.
     nonisolated(nonsending)
     public func image(for url: URL) async throws -> ImageResponse {
@@ -202,6 +209,12 @@ public final class ImagePipeline: Sendable {
 
     /// What the pipeline has done so far.
     public var statistics: Statistics { recorder.snapshot }
+
+    /// Downloads waiting for a slot now (the service's metrics show where its line stands).
+    package var waitingDataLoads: Int { networkQueue.waitingCount }
+
+    /// Decodes and processor runs waiting for a worker now.
+    package var waitingProcessing: Int { processingQueue.waitingCount }
 
     /// The memory hit, else the shared work; counts and logs the outcome.
     ///

@@ -30,7 +30,9 @@ public struct ImageTimings: Sendable, Equatable {
     /// From the call to the response; zero for a memory hit, which is not timed (it takes well
     /// under a microsecond, and reading the clock would be a fifth of that).
     public var total: Duration
-    /// Waiting for a network slot and loading the data (from disk, network or file).
+    /// Loading the data (from disk, network or file); a download from the moment it had its
+    /// network slot, so waiting for the slot (or for memory) counts in `total` only, as waiting
+    /// for a worker does.
     public var dataLoad: Duration?
     /// Decoding (including downscaling to the thumbnail size).
     public var decode: Duration?

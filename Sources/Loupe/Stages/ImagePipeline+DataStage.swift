@@ -83,13 +83,21 @@ extension ImagePipeline {
             recorder.record(.retries)
             logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
         }
-        let response = try await RetryObserver.$current.withValue(onRetry) {
+        // Timed from its slot and its memory: waiting for them is the queue's time, not the
+        // download's.
+        let (response, downloadStart, reservation) = try await RetryObserver.$current.withValue(onRetry) {
             try await networkQueue.run(priority: priority) {
                 // Skipped when every request for it was cancelled while it waited for a slot.
                 try Task.checkCancellation()
+                // Reserved in the slot (so at most a slot's worth of downloads can pass the
+                // budget by more than their estimate) and kept with the data until it is
+                // decoded: past the budget, downloads wait here, first come, first served,
+                // instead of piling sources up in memory.
+                let reservation = try await reserveMemoryForDownload(priority: priority)
+                let downloadStart = ContinuousClock.now
                 recorder.record(.networkRequests)
                 if isConditional { recorder.record(.revalidations) }
-                return try await dataResponse(from: configuration.dataLoader, for: key, headers: headers)
+                return (try await dataResponse(from: configuration.dataLoader, for: key, headers: headers), downloadStart, reservation)
             }
         }
         let receivedAt = configuration.now()
@@ -102,7 +110,7 @@ extension ImagePipeline {
             recorder.record(.notModified)
             refreshCachedEntry(forKey: dataKey, freshness: freshness, response: response, previous: cached.validators)
             logger.debug("revalidated", metadata: ["key": "\(key)"])
-            return FetchedData(data: cached.data, origin: .disk, isRevalidated: true, duration: start.duration(to: .now))
+            return FetchedData(data: cached.data, origin: .disk, isRevalidated: true, duration: downloadStart.duration(to: .now))
         }
 
         recorder.record(.downloads)
@@ -111,7 +119,17 @@ extension ImagePipeline {
         // a server answering HTML as image/jpeg must leave nothing in the cache.
         try Self.checkDownloadedImage(response.data, decoder: configuration.decoder)
         storeData(response, forKey: dataKey, freshness: freshness)
-        return FetchedData(data: response.data, origin: .network, isRevalidated: false, duration: start.duration(to: .now))
+        reservation?.settle(to: response.data.count)
+        return FetchedData(
+            data: response.data, origin: .network, isRevalidated: false, duration: downloadStart.duration(to: .now),
+            reservation: reservation)
+    }
+
+    /// Waits for the memory budget's share of one download (the usual size of recent ones, 1 MB
+    /// before any), or returns `nil` without a budget.
+    private func reserveMemoryForDownload(priority: LoadPriority) async throws -> MemoryReservation? {
+        guard let budget = configuration.memoryBudget else { return nil }
+        return try await budget.reserve(budget.typicalSize(fallback: 1 << 20), arrival: priority.arrival)
     }
 
     /// Refuses downloaded data whose header the decoder cannot read (package-visible for the

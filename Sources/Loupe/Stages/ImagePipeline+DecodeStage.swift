@@ -15,7 +15,7 @@ extension ImagePipeline {
     /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
     func runDecodeStage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
-        let container: (value: ImageContainer, duration: Duration)
+        let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
         do {
             container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
         } catch let error as ImagePipelineError {
@@ -28,7 +28,8 @@ extension ImagePipeline {
         ])
         return StagedImage(
             container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
-            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data)
+            timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data,
+            reservation: container.reservation)
     }
 
     /// Removes data that turned out not to decode from the disk cache. The data stage stores a
@@ -45,15 +46,38 @@ extension ImagePipeline {
     }
 
     /// Decodes in the processing queue; also used by the final image stage for processed images
-    /// stored on disk.
-    func decode(_ data: Data, thumbnail: Int?, priority: LoadPriority) async throws -> (value: ImageContainer, duration: Duration) {
+    /// stored on disk. Returns the decoded pixels' share of the memory budget (if there is one),
+    /// for the caller to hold as long as it holds the pixels.
+    func decode(
+        _ data: Data, thumbnail: Int?, priority: LoadPriority
+    ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
-        let result = try await runProcessingWork(priority: priority) {
-            try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits)
+        let budget = configuration.memoryBudget
+        let ((container, reservation), duration) = try await runProcessingWork(priority: priority) {
+            // Taken on the worker, without waiting: the decode is committed, and only the end
+            // of its pixels (processed, or the request done) gives the memory back; on failure
+            // the reservation is dropped here, which releases it.
+            let reservation = budget.map { $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, decoder: decoder)) }
+            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits), reservation)
         }
         recorder.record(.decodes)
-        return result
+        return (container, duration, reservation)
+    }
+
+    /// The bytes of pixels decoding `data` allocates, from its header: at the reduced scale JPEG
+    /// decodes a thumbnail at (a power of two down to an eighth, not below the thumbnail), else
+    /// in full. 0 for data whose header does not read (the decode fails at once).
+    static func decodedBytes(of data: Data, thumbnail: Int?, decoder: any ImageDecoding) -> Int {
+        guard let metadata = try? decoder.metadata(of: data) else { return 0 }
+        var (width, height) = (max(0, metadata.width), max(0, metadata.height))
+        if let thumbnail, thumbnail > 0, metadata.format == .jpeg {
+            var scale = 8
+            while scale > 1, max(width, height) / scale < thumbnail { scale /= 2 }
+            (width, height) = ((width + scale - 1) / scale, (height + scale - 1) / scale)
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? Int.max / 8 : min(pixels, Int.max / 8) * 4
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),

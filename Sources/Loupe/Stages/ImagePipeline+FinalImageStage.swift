@@ -32,6 +32,7 @@ extension ImagePipeline {
         }
         var cached = staged
         cached.data = nil
+        cached.reservation = nil
         memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost)
         return staged
     }
@@ -54,7 +55,7 @@ extension ImagePipeline {
         recorder.record(.diskHits)
         return StagedImage(
             container: decoded.value, origin: .disk, isRevalidated: false,
-            timings: ImageTimings(decode: decoded.duration))
+            timings: ImageTimings(decode: decoded.duration), reservation: decoded.reservation)
     }
 
     /// Encodes and stores a processed image in the background: the response does not wait.

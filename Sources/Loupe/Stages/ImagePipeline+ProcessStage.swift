@@ -31,6 +31,8 @@ extension ImagePipeline {
             "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
         ])
         staged.container.bitmap = bitmap
+        // The input's pixels are no longer this image's: their share of the budget goes with them.
+        staged.reservation = nil
         staged.timings.processing = (staged.timings.processing ?? .zero) + duration
         return staged
     }

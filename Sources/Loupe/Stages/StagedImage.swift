@@ -10,6 +10,10 @@ struct StagedImage: Sendable {
     /// The encoded source the image was decoded from on this load; `nil` once it is in the
     /// memory cache (which holds pixels only) or when it was decoded from a processed copy.
     var data: Data?
+    /// The decoded pixels' share of the pipeline's memory budget, held while these pixels are
+    /// the image (released once processing replaces them, or the last holder lets go); `nil`
+    /// without a budget and in the memory cache.
+    var reservation: MemoryReservation?
 }
 
 /// What the data stage produces.
@@ -18,4 +22,8 @@ struct FetchedData: Sendable {
     var origin: ImageOrigin
     var isRevalidated: Bool
     var duration: Duration
+    /// The data's share of the pipeline's memory budget, released when the last stage holding
+    /// the data lets go of it (after its decodes); `nil` without a budget or for data read from
+    /// a file or the disk cache.
+    var reservation: MemoryReservation?
 }

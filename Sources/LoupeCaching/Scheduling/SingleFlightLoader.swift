@@ -255,7 +255,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         let id = nextID.add(1, ordering: .relaxed).newValue
         let flight = Flight(id: id, priority: priority)
         let loadPriority = LoadPriority(derived: { [weak self] in
-            self?.currentPriority(of: key, flight: id) ?? priority
+            self?.currentStanding(of: key, flight: id) ?? LoadPriority.Standing(priority: priority, arrival: nil)
         })
         // Detached: the load is shared, so it must not inherit the first caller's task-locals.
         flight.task = Task.detached(priority: priority) { [self] in
@@ -265,19 +265,25 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         return .flight(flight)
     }
 
-    /// The highest priority among the flight's waiters and prefetch now, or `nil` once the flight
-    /// is over (or has no one left).
+    /// The highest priority among the flight's waiters and prefetch now, with the earliest
+    /// arrival among its waiters (so shared work keeps its first requester's place in line), or
+    /// `nil` once the flight is over (or has no one left).
     @inlinable
-    func currentPriority(of key: Key, flight id: UInt64) -> TaskPriority? {
+    func currentStanding(of key: Key, flight id: UInt64) -> LoadPriority.Standing? {
         let sources = flights.withLock { flights -> ([LoadPriority], TaskPriority?)? in
             guard let flight = flights[key], flight.id == id else { return nil }
             return flight.prioritySources
         }
         guard let (waiters, prefetch) = sources else { return nil }
-        return waiters.reduce(prefetch) { highest, waiter in
-            let value = waiter.value
-            return highest.map { max($0, value) } ?? value
+        var highest = prefetch
+        var earliest: UInt64?
+        for waiter in waiters {
+            let standing = waiter.standing
+            highest = highest.map { max($0, standing.priority) } ?? standing.priority
+            if let arrival = standing.arrival { earliest = earliest.map { min($0, arrival) } ?? arrival }
         }
+        guard let highest else { return nil }
+        return LoadPriority.Standing(priority: highest, arrival: earliest)
     }
 
     @inlinable

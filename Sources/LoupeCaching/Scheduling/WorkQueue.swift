@@ -4,6 +4,10 @@ import Synchronization
 /// Runs async operations at most `maximumConcurrency` at a time, starting waiting ones in
 /// priority order — newest first among equals — and optionally no faster than a rate limit.
 ///
+/// Work whose ``LoadPriority`` carries an arrival (a service's requests) is first come, first
+/// served instead: among equal priorities the earliest arrival starts first, and before work
+/// without one, which only a caller mixing the two modes in one queue would see.
+///
 /// Priorities are ``LoadPriority`` values read when a slot frees up, not when work was queued,
 /// so a request whose priority changed while it waited (a cell scrolled into view, or out of
 /// it) is ordered by its priority now. Newest first because in a list that scrolls fast the
@@ -32,13 +36,20 @@ package final class WorkQueue: Sendable {
         /// caller gave an order.
         let order: UInt64
         let priority: LoadPriority
-        /// `priority.value` when last read; valid while `LoadPriority.changes` has not moved.
-        var snapshot: TaskPriority
+        /// `priority.standing` when last read; valid while `LoadPriority.changes` has not moved.
+        var snapshot: LoadPriority.Standing
         let start: Start
 
-        /// Whether `self` starts after `other`: lower priority, or lower order among equals.
+        /// Whether `self` starts after `other`: lower priority; among equals, a later arrival
+        /// (or none, when the other has one), else a lower order.
         func startsAfter(_ other: Waiter) -> Bool {
-            snapshot != other.snapshot ? snapshot < other.snapshot : order < other.order
+            if snapshot.priority != other.snapshot.priority { return snapshot.priority < other.snapshot.priority }
+            switch (snapshot.arrival, other.snapshot.arrival) {
+            case let (mine?, theirs?) where mine != theirs: return mine > theirs
+            case (nil, _?): return true
+            case (_?, nil): return false
+            default: return order < other.order
+            }
         }
     }
 
@@ -160,7 +171,7 @@ package final class WorkQueue: Sendable {
     private func wait(_ start: Start, sequence: UInt64, order: UInt64?, priority: LoadPriority) {
         // Read outside the lock: it may be a shared load's priority, behind other locks.
         let readAt = LoadPriority.changes.load(ordering: .acquiring)
-        let snapshot = priority.value
+        let snapshot = priority.standing
         let cancelled = state.withLock { state -> Bool in
             // Checked under the lock: the cancellation handler may already have run and
             // found nothing to remove.
@@ -264,7 +275,7 @@ package final class WorkQueue: Sendable {
         let changes = LoadPriority.changes.load(ordering: .acquiring)
         guard changes != state.snapshotsChange else { return }
         state.snapshotsChange = changes
-        for index in state.waiters.indices { state.waiters[index].snapshot = state.waiters[index].priority.value }
+        for index in state.waiters.indices { state.waiters[index].snapshot = state.waiters[index].priority.standing }
         state.waiters.sort { $0.startsAfter($1) }
     }
 
