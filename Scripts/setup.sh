@@ -18,6 +18,8 @@ packages=(
   wrk                                                     # load generator of Scripts/bench/bench-serve.sh
   curl openssl xxd                                        # the docs' loupe serve examples (requests, signing)
   valgrind                                                # callgrind (pipeline-instructions)
+  libimagequant-dev gifsicle webp                         # GIF palettes (libimagequant); gifsicle, webpmux: animation references
+  chromium chromium-driver python3-selenium               # the playground's browser tests (headless Chromium)
 )
 
 missing=()
