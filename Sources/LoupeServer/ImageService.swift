@@ -163,18 +163,15 @@ final class ImageService: Sendable {
         guard signer.isValid(signature: signature, for: path) else { throw .badSignature("invalid signature") }
     }
 
-    /// The result for `plan`, from the result cache or made (coalesced with identical ones).
+    /// Makes the result for `plan` (coalesced with identical requests in flight), for a request
+    /// that found nothing in the result cache (``cachedResult(for:)``, its one lookup).
     ///
     /// - Parameter arrival: the request's place in line (``AdmissionGate``), a new one when
     ///   `nil`; its work is served in that order at every stage, shared work at its earliest
     ///   requester's place.
-    func result(for plan: Plan, arrival: UInt64? = nil) async throws -> (result: EncodedResult, cached: Bool) {
-        if let cached = results.result(forKey: plan.resultKey) {
-            metrics.resultCacheHits.increment()
-            return (cached, true)
-        }
+    func makeResult(for plan: Plan, arrival: UInt64? = nil) async throws -> EncodedResult {
         let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
-        return (try await encodings.value(for: ResultJob(plan: plan), priority: priority), false)
+        return try await encodings.value(for: ResultJob(plan: plan), priority: priority)
     }
 
     /// A cached result if there is one (answered without admission or work).

@@ -16,7 +16,7 @@ public struct ServerSettings: Sendable {
     /// Sources allowed (parsed prefixes; empty allows every http(s) URL).
     public var sources = SourcePolicy.any
     /// The folder `local:///path` sources are read from (imgproxy's local file system root);
-    /// `nil` refuses them. Nothing outside it is read: see ``RootedFileSystem``.
+    /// `nil` refuses them. Nothing outside it is read (`RootedFileSystem`, in LoupeLoading).
     public var localRoot: RootedFileSystem?
     /// Folder of the disk caches (source data and results); `nil` for memory only.
     public var cacheDirectory: URL?
