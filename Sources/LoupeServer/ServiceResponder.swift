@@ -89,6 +89,7 @@ struct ServiceResponder: HTTPResponder {
     // MARK: - Images
 
     private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        let start = ContinuousClock.now
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
         // A local file not modified since the client's copy: answered before any work (the
@@ -106,9 +107,11 @@ struct ServiceResponder: HTTPResponder {
         // A result already made costs a lookup (memory, then disk), no admission: a full queue
         // of new work does not turn away what is ready.
         let result: EncodedResult
+        var cacheHit = true
         if let cached = service.cachedResult(for: plan) {
             result = cached
         } else {
+            cacheHit = false
             let timeout = service.settings.requestTimeout
             let ticket = try service.admit(deadline: timeout)
             var completedWork = false
@@ -128,6 +131,7 @@ struct ServiceResponder: HTTPResponder {
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
         headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
+        headers[ServerTiming.field] = result.timing.header(cacheHit: cacheHit, total: start.duration(to: .now))
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
