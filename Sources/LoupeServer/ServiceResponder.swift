@@ -60,6 +60,9 @@ struct ServiceResponder: HTTPResponder {
 
     private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
+        case (_, _) where path == "/" || path.hasPrefix("/playground/"):
+            guard endpoints.contains(.playground) else { throw ServiceError.notFound }
+            return try await playground(request, path: path)
         case (_, "/health") where !endpoints.contains(.health), (_, "/metrics") where !endpoints.contains(.metrics):
             throw ServiceError.notFound
         case (_, _) where !endpoints.contains(.images):
