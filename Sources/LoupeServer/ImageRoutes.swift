@@ -75,6 +75,12 @@ public final class ImageRoutes: Sendable {
         for method in [HTTPRequest.Method.get, .head, .post] {
             router.on(RouterPath(mount + "/**"), method: method, use: handler)
         }
+        // The playground's page is the mount point itself, which `/**` does not match.
+        if endpoints.contains(.playground) {
+            for method in [HTTPRequest.Method.get, .head] {
+                router.on(RouterPath(mount.isEmpty ? "/" : mount + "/"), method: method, use: handler)
+            }
+        }
     }
 
     /// Makes `/health` answer 503 and every response say `Connection: close`: the first step of

@@ -7,6 +7,9 @@ extension PlaygroundFiles {
 
 const $ = (id) => document.getElementById(id);
 const P = window.LoupePlaceholders;
+// Where the routes are mounted ("/" for `loupe serve`, "/images/" in an app that mounts them
+// there): every request of the page goes below it.
+const root = location.pathname.replace(/[^/]*$/, "");
 const state = { config: null, generation: 0, infoSource: null, feedStarted: false, menuStarted: false };
 
 // The source as the last segment of a plain URL: percent-encoded where imgproxy would read
@@ -18,14 +21,12 @@ function plainSource(source) {
 // Signs `path` (everything after the signature) as this server wants: 'insecure' when it
 // serves unsigned URLs, else through the playground's signing endpoint.
 async function signed(path) {
-  if (state.config.signing !== "key") return "/insecure" + path;
-  const response = await fetch("/playground/sign", { method: "POST", body: path });
-  if (!response.ok) throw new Error("signing failed: " + response.status);
-  return "/" + (await response.json()).signature + path;
+  if (state.config.signing !== "key") return root + "insecure" + path;
+  return root + (await signature(path)) + path;
 }
 
 async function signature(body) {
-  const response = await fetch("/playground/sign", { method: "POST", body });
+  const response = await fetch(root + "playground/sign", { method: "POST", body });
   if (!response.ok) throw new Error("signing failed: " + response.status);
   return (await response.json()).signature;
 }
@@ -125,7 +126,8 @@ async function updateInfo(source) {
   delete info.dataset.ready;
   let answer;
   try {
-    const response = await fetch("/info" + (await signed("/plain/" + plainSource(source))));
+    const path = (await signed("/plain/" + plainSource(source))).slice(root.length - 1);
+    const response = await fetch(root + "info" + path);
     answer = await response.json();
     if (!response.ok) throw new Error(answer.kind + ": " + answer.message);
   } catch (error) {
@@ -187,7 +189,7 @@ async function startFeed() {
   const body = JSON.stringify(posters.map((source) => ({ source, options })));
   const headers = { "Content-Type": "application/json" };
   if (state.config.signing === "key") headers["X-Signature"] = await signature(body);
-  const response = await fetch("/batch", { method: "POST", body, headers });
+  const response = await fetch(root + "batch", { method: "POST", body, headers });
   if (!response.ok || !response.body) { $("feed-status").textContent = "the batch failed: " + response.status; return; }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -256,7 +258,7 @@ function startMenu() {
 async function loadSection(section, name) {
   const started = performance.now();
   try {
-    const response = await fetch("/playground/menu/" + encodeURIComponent(name));
+    const response = await fetch(root + "playground/menu/" + encodeURIComponent(name));
     const answer = await response.json();
     if (!response.ok) throw new Error(answer.message || String(response.status));
     const items = await Promise.all(answer.items.map(async (source) => {
@@ -299,7 +301,7 @@ function showView() {
 }
 
 async function start() {
-  const response = await fetch("/playground/config.json");
+  const response = await fetch(root + "playground/config.json");
   state.config = await response.json();
   $("signing").textContent = { key: "URLs signed by this server's key", unsigned: "unsigned URLs", none: "this server serves no unsigned URLs and has no key" }[state.config.signing];
   const sample = $("sample");

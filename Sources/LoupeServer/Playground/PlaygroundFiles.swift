@@ -12,9 +12,9 @@ enum PlaygroundFiles {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Loupe playground</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/playground/style.css">
-<script src="/playground/placeholders.js" defer></script>
-<script src="/playground/app.js" defer></script>
+<link rel="stylesheet" href="playground/style.css">
+<script src="playground/placeholders.js" defer></script>
+<script src="playground/app.js" defer></script>
 </head>
 <body>
 <header>
