@@ -8,18 +8,25 @@ Checks: the page loads without console errors; an option changes the URL and the
 natural size to what the service answers for that URL; the BlurHash and ThumbHash canvases'
 average colours match the hashes' DC (the Swift encoders' averages); the feed shows its cells in
 order with the service's background colours and ends with every working poster loaded; the
-menu's slow section still shows placeholders while the fast one has items. Every wait is
+menu's slow section still shows placeholders while the fast one has items; with a key
+(`--playground --key`), the page's URLs carry the key's signatures and are served. Every wait is
 bounded; the script stops the server it started. Prints 'N passed, N failed'.
 """
 import argparse
+import base64
+import hashlib
+import hmac
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -28,8 +35,11 @@ from selenium.webdriver.support.ui import Select
 WAIT = 60  # seconds, the bound of every wait
 
 
-def start_server(loupe):
-    process = subprocess.Popen([loupe, "serve", "--dev", "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+KEY, SALT = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881", "520f986b998545b4785e0defbc4f3c1203f22a2e"
+
+
+def start_server(loupe, arguments=("--dev",)):
+    process = subprocess.Popen([loupe, "serve", *arguments, "--port", "0", "--quiet"], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -69,6 +79,15 @@ def fetch(url, body=None):
     request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET")
     with urllib.request.urlopen(request, timeout=WAIT) as response:
         return response.status, dict(response.headers), response.read()
+
+
+def write_png(path, width, height):
+    """A gradient PNG written with the standard library (the source of the signed server)."""
+    rows = b"".join(b"\x00" + bytes(v for x in range(width) for v in (x * 255 // width, y * 255 // height, 128)) for y in range(height))
+    chunk = lambda kind, data: struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    with open(path, "wb") as file:
+        file.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                   + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def png_size(data):
@@ -191,12 +210,36 @@ def main():
         found = errors(driver, allowed=("/playground/menu/side",))
         assert not found, "console errors: %s" % found
 
+    def signs_through_the_server_with_a_key():
+        folder = tempfile.mkdtemp(prefix="loupe-playground-")
+        write_png(os.path.join(folder, "gradient.png"), 120, 80)
+        signed_server, signed_base = start_server(arguments.loupe, ("--playground", "--key", KEY, "--salt", SALT, "--local-root", folder))
+        try:
+            driver.get(signed_base + "/")
+            source = driver.find_element("id", "source")
+            source.send_keys("local:///gradient.png")
+            url = wait_for(driver, """const u = document.getElementById('url').textContent, i = document.getElementById('result');
+                return u.startsWith('/') && i.dataset.url === u && i.complete && i.naturalWidth > 0 ? u : null""", "the signed result")
+            signature, path = url[1:].split("/", 1)
+            expected = base64.urlsafe_b64encode(hmac.new(bytes.fromhex(KEY), bytes.fromhex(SALT) + ("/" + path).encode(),
+                                                         hashlib.sha256).digest()).rstrip(b"=").decode()
+            assert signature == expected, (signature, expected)
+            assert fetch(signed_base + url)[0] == 200
+            wait_for(driver, "return document.getElementById('info').dataset.ready", "the signed /info")
+            found = errors(driver)
+            assert not found, "console errors: %s" % found
+        finally:
+            signed_server.terminate()
+            signed_server.wait(timeout=30)
+            shutil.rmtree(folder, ignore_errors=True)
+
     try:
         check("the page loads with no console errors", page_loads)
         check("an option changes the URL and the result's natural size", option_changes_url_and_size)
         check("placeholder canvases match their hashes' average colours", placeholders_match_their_hashes)
         check("the feed: cells in order, the service's backgrounds, every working poster loaded", feed_in_order_with_backgrounds)
         check("the menu: the slow section's placeholders show while the others settled", menu_sections_independent)
+        check("with a key, the page's URLs are signed by the server and served", signs_through_the_server_with_a_key)
     finally:
         driver.quit()
         server.terminate()
