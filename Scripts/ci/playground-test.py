@@ -151,6 +151,19 @@ def main():
         assert status == 200 and headers.get("Content-Type") == "image/png"
         assert png_size(body) == (width, height), "page shows %dx%d, the service answers %s" % (width, height, png_size(body))
         assert max(width, height) == 150, (width, height)
+        # Padding grows the result: the page shows the service's new size.
+        padding = driver.find_element("id", "pd")
+        padding.clear()
+        padding.send_keys("10")
+        url = wait_for(driver, """const u = document.getElementById('url').textContent, i = document.getElementById('result');
+            return u.includes('/pd:10/') && i.dataset.url === u && i.complete && i.naturalWidth > 0 ? u : null""", "the padded result")
+        padded = driver.execute_script("const i = document.getElementById('result'); return [i.naturalWidth, i.naturalHeight]")
+        assert png_size(fetch(base + url)[2]) == tuple(padded) == (width + 20, height + 20), (padded, width, height)
+        wait_for(driver, "return document.getElementById('timing').textContent.includes('encode')", "the padded result's stages")
+        driver.save_screenshot(os.path.join(arguments.screenshots, "playground.png"))
+        padding.clear()
+        padding.send_keys("0")
+        wait_for(driver, "return !document.getElementById('url').textContent.includes('pd:')", "padding removed")
 
     def placeholders_match_their_hashes():
         for canvas in ("blurhash", "thumbhash"):
@@ -166,7 +179,6 @@ def main():
             value = value * 83 + digits.index(character)
         dc = [int(v) for v in driver.find_element("id", "blurhash").get_attribute("data-average").split(",")]
         assert dc == [value >> 16, (value >> 8) & 255, value & 255], (dc, info["blurhash"])
-        driver.save_screenshot(os.path.join(arguments.screenshots, "playground.png"))
 
     def feed_in_order_with_backgrounds():
         driver.get(base + "/#feed")

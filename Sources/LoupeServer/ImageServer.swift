@@ -36,8 +36,9 @@ public final class ImageServer: Service, Sendable {
     /// flushes the disk caches; calls `onStarted` with the bound port once listening.
     public func run(onStarted: @escaping @Sendable (Int) async -> Void) async throws {
         let connections = ClientConnections()
+        let endpoints: ImageRoutes.Endpoints = settings.playground ? ImageRoutes.Endpoints.all.union(.playground) : .all
         let app = Application(
-            responder: routes.makeResponder(connections: connections, endpoints: settings.playground ? ImageRoutes.Endpoints.all.union(.playground) : .all),
+            responder: routes.makeResponder(connections: connections, endpoints: endpoints),
             server: .http1(configuration: .init(additionalChannelHandlers: [connections.makeWatcher()])),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "loupe", reuseAddress: true),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) },

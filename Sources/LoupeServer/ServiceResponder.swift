@@ -122,9 +122,12 @@ struct ServiceResponder: HTTPResponder {
             let service = self.service
             // The work stops at the request's deadline or when the client goes away; this
             // request's share of work shared with others is released then (the others keep it going).
-            result = try await withDeadline(timeout, connection: connection) {
-                try await service.result(for: plan, arrival: ticket.arrival).result
+            let made = try await withDeadline(timeout, connection: connection) {
+                try await service.result(for: plan, arrival: ticket.arrival)
             }
+            result = made.result
+            // Stored by a request that finished in the meantime: a hit after all.
+            cacheHit = made.cached
             completedWork = true
         }
         if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {

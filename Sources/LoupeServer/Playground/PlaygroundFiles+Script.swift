@@ -38,13 +38,18 @@ function optionsPath() {
   parts.push("rs:" + $("rt").value + ":" + Math.max(0, Math.round(number("w"))) + ":" + Math.max(0, Math.round(number("h"))) + ($("el").checked ? ":1" : ""));
   if ($("g").value) parts.push("g:" + $("g").value);
   if (number("cw") > 0 || number("ch") > 0) parts.push("c:" + Math.round(number("cw")) + ":" + Math.round(number("ch")));
+  if ($("ex").checked) parts.push("ex:1");
+  if (number("pd") > 0) parts.push("pd:" + Math.round(number("pd")));
+  if (number("t") > 0) parts.push("t:" + Math.round(number("t")));
   if (number("dpr") !== 1 && number("dpr") > 0) parts.push("dpr:" + number("dpr"));
   if (number("q") > 0) parts.push("q:" + Math.round(number("q")));
+  if (number("mb") > 0) parts.push("mb:" + Math.round(number("mb")));
   if (number("bl") > 0) parts.push("bl:" + number("bl"));
   if (number("sh") > 0) parts.push("sh:" + number("sh"));
   if (number("pix") > 0) parts.push("pix:" + Math.round(number("pix")));
   if (/^[0-9a-fA-F]{6}$/.test($("bg").value)) parts.push("bg:" + $("bg").value.toLowerCase());
   if ($("rot").value !== "0") parts.push("rot:" + $("rot").value);
+  if ($("fl").value) parts.push("fl:" + $("fl").value);
   const extra = $("extra").value.trim().replace(/^\/+|\/+$/g, "");
   if (extra) parts.push(extra);
   return parts.join("/");
@@ -83,7 +88,8 @@ async function updateResult() {
   $("url").textContent = url;
   const started = performance.now();
   let response;
-  try { response = await fetch(url); } catch (error) { showResultError(error.message); return; }
+  // Past the browser's cache, whose copy would carry the first answer's time and stages.
+  try { response = await fetch(url, { cache: "no-store" }); } catch (error) { showResultError(error.message); return; }
   const blob = await response.blob();
   if (generation !== state.generation) return;
   const elapsed = performance.now() - started;

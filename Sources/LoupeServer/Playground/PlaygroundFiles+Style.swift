@@ -15,13 +15,14 @@ fieldset label { font-size: 0.85rem; }
 input[type=number] { width: 4.2rem; }
 #source { width: 22rem; }
 .url code { display: block; word-break: break-all; background: #fff; padding: 0.4rem 0.6rem; border-radius: 4px; font-size: 0.8rem; }
-.stage { display: flex; gap: 1.5rem; align-items: flex-start; flex-wrap: wrap; }
+.stage { display: flex; gap: 1.5rem; align-items: flex-start; }
+.stage > figure { flex: 1 1 0; min-width: 0; margin: 0; }
 .frame { background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; display: inline-block; min-width: 64px; min-height: 64px; }
-.frame img { display: block; max-width: 70vw; }
+.frame img { display: block; max-width: 100%; }
 #timing { display: flex; gap: 0.8rem; list-style: none; padding: 0; font-size: 0.8rem; flex-wrap: wrap; }
 #timing li { background: #fff; border-radius: 4px; padding: 0.1rem 0.4rem; }
 .error { color: #b00020; }
-aside { background: #fff; border-radius: 8px; padding: 0.6rem 1rem; min-width: 18rem; }
+aside { background: #fff; border-radius: 8px; padding: 0.6rem 1rem; flex: 0 0 20rem; }
 aside h2 { font-size: 1rem; margin: 0.2rem 0; }
 .swatch { display: inline-block; width: 1.4rem; height: 1.4rem; border-radius: 4px; vertical-align: middle; border: 1px solid #0002; }
 .palette { display: flex; gap: 0.3rem; margin: 0.5rem 0; }

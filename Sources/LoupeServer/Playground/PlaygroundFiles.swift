@@ -44,11 +44,15 @@ enum PlaygroundFiles {
       <label>enlarge <input id="el" type="checkbox"></label>
       <label>gravity <select id="g"><option value="">—</option><option>ce</option><option>no</option><option>so</option><option>ea</option><option>we</option><option>nowe</option><option>noea</option><option>sowe</option><option>soea</option><option>sm</option></select></label>
       <label>crop w×h <input id="cw" type="number" min="0" max="4000" value="0"><input id="ch" type="number" min="0" max="4000" value="0"></label>
+      <label>extend <input id="ex" type="checkbox"></label>
+      <label>padding <input id="pd" type="number" min="0" max="500" value="0"></label>
+      <label>trim <input id="t" type="number" min="0" max="255" value="0"></label>
     </fieldset>
     <fieldset>
       <legend>Output</legend>
       <label>format <select id="f"><option value="">auto</option><option>jpg</option><option>png</option><option>webp</option><option>avif</option></select></label>
       <label>quality <input id="q" type="number" min="0" max="100" value="0"></label>
+      <label>max bytes <input id="mb" type="number" min="0" max="10000000" step="1000" value="0"></label>
     </fieldset>
     <fieldset>
       <legend>Effects</legend>
@@ -57,7 +61,8 @@ enum PlaygroundFiles {
       <label>pixelate <input id="pix" type="number" min="0" max="100" value="0"></label>
       <label>background <input id="bg" type="text" placeholder="ffffff" maxlength="6"></label>
       <label>rotate <select id="rot"><option>0</option><option>90</option><option>180</option><option>270</option></select></label>
-      <label>extra <input id="extra" type="text" placeholder="e.g. fl:h/ex:1"></label>
+      <label>flip <select id="fl"><option value="">—</option><option value="1:0">horizontal</option><option value="0:1">vertical</option><option value="1:1">both</option></select></label>
+      <label>extra <input id="extra" type="text" placeholder="e.g. mw:200/z:1.5"></label>
     </fieldset>
   </form>
   <p class="url"><code id="url"></code></p>
