@@ -57,7 +57,11 @@ def browser():
     options = webdriver.ChromeOptions()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000",
                      "--no-proxy-server", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                     "--disable-sync", "--disable-default-apps", "--disable-extensions", "--hide-scrollbars"]:
+                     "--disable-sync", "--disable-default-apps", "--disable-extensions", "--hide-scrollbars",
+                     "--disable-client-side-phishing-detection", "--disable-domain-reliability",
+                     "--disable-features=OptimizationHints,MediaRouter,Translate,AutofillServerCommunication",
+                     # Loopback only: any other host name fails to resolve.
+                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]:
         options.add_argument(argument)
     options.binary_location = "/usr/bin/chromium"
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
