@@ -154,12 +154,17 @@ async function updateInfo(source) {
   }));
   $("blurhash-text").textContent = answer.blurhash;
   $("thumbhash-text").textContent = answer.thumbhash;
-  const blur = P.decodeBlurHash(answer.blurhash, 32, Math.max(1, Math.round(32 * answer.height / answer.width)));
-  P.paintPlaceholder($("blurhash"), blur);
-  $("blurhash").dataset.average = blur.average.join(",");
-  const thumb = P.decodeThumbHash(P.base64Bytes(answer.thumbhash));
-  P.paintPlaceholder($("thumbhash"), thumb);
-  $("thumbhash").dataset.average = thumb.average.join(",");
+  try {
+    const blur = P.decodeBlurHash(answer.blurhash, 32, Math.max(1, Math.round(32 * answer.height / answer.width)));
+    P.paintPlaceholder($("blurhash"), blur);
+    $("blurhash").dataset.average = blur.average.join(",");
+    const thumb = P.decodeThumbHash(P.base64Bytes(answer.thumbhash));
+    P.paintPlaceholder($("thumbhash"), thumb);
+    $("thumbhash").dataset.average = thumb.average.join(",");
+  } catch (error) {
+    $("info-summary").textContent += " · placeholders: " + error.message;
+    return;
+  }
   info.dataset.ready = "true";
 }
 
@@ -210,7 +215,7 @@ async function startFeed() {
       const cell = cells[line.index];
       if (!cell) continue;
       if (!line.ok) { cell.remove(); dropped += 1; continue; }
-      showPoster(cell, line, posters[line.index], options);
+      showPoster(cell, line, posters[line.index], options).catch(() => { cell.dataset.state = "failed"; });
     }
     if (done) break;
   }
@@ -225,7 +230,7 @@ async function showPoster(cell, line, source, options) {
     cell.dataset.background = line.backgroundColor.replace(/^#/, "");
   }
   const canvas = cell.querySelector("canvas");
-  P.paintPlaceholder(canvas, P.decodeBlurHash(line.blurhash, 24, 16));
+  try { P.paintPlaceholder(canvas, P.decodeBlurHash(line.blurhash, 24, 16)); } catch (_) { /* the background colour stands in */ }
   const image = new Image();
   image.alt = "poster " + line.index;
   image.onload = () => { canvas.replaceWith(image); cell.dataset.state = "loaded"; };
@@ -302,7 +307,7 @@ function showView() {
     $("view-" + name).hidden = name !== known;
     $("nav-" + name).classList.toggle("current", name === known);
   }
-  if (known === "feed") startFeed();
+  if (known === "feed") startFeed().catch((error) => { $("feed-status").textContent = "the feed failed: " + error.message; });
   if (known === "menu") startMenu();
 }
 
@@ -325,6 +330,6 @@ async function start() {
   updateResult();
 }
 
-start();
+start().catch((error) => { $("url").textContent = "the playground could not start: " + error.message; });
 """#
 }
