@@ -211,11 +211,16 @@ final class ImageService: Sendable {
             let encoded = try encoder.encode(decoded, transparent: transparent, flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
         }
-        metrics.record(stage: "encode", since: encodeStart)
+        let encodeTime = encodeStart.duration(to: .now)
+        metrics.stageDuration("encode", encodeTime)
         waited += encodeQueued.duration(to: encodeStart)
         metrics.stageDuration("queue", waited)
-        results.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
-        return result
+        var timed = result
+        let stages: [(String, Duration?)] = [("queue", waited), ("download", timings.dataLoad), ("decode", timings.decode),
+                                             ("process", timings.processing), ("encode", encodeTime)]
+        timed.timing.entries = stages.compactMap { name, duration in duration.map { ServerTiming.Entry(name: name, duration: $0) } }
+        results.store(timed, forKey: plan.resultKey, timeToLive: settings.timeToLive)
+        return timed
     }
 
     /// Returns once what both disk caches (sources and results) were handed is written: the

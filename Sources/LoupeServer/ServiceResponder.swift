@@ -60,6 +60,9 @@ struct ServiceResponder: HTTPResponder {
 
     private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
+        case (_, _) where path == "/" || path.hasPrefix("/playground/"):
+            guard endpoints.contains(.playground) else { throw ServiceError.notFound }
+            return try await playground(request, path: path)
         case (_, "/health") where !endpoints.contains(.health), (_, "/metrics") where !endpoints.contains(.metrics):
             throw ServiceError.notFound
         case (_, _) where !endpoints.contains(.images):
@@ -89,6 +92,7 @@ struct ServiceResponder: HTTPResponder {
     // MARK: - Images
 
     private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        let start = ContinuousClock.now
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
         // The one result-cache lookup (memory, then disk): a result already made needs no
@@ -107,6 +111,7 @@ struct ServiceResponder: HTTPResponder {
             return Response(status: .notModified, headers: headers)
         }
         let result: EncodedResult
+        let cacheHit = cached != nil
         if let cached {
             result = cached
         } else {
@@ -129,6 +134,7 @@ struct ServiceResponder: HTTPResponder {
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
         headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
+        headers[ServerTiming.field] = result.timing.header(cacheHit: cacheHit, total: start.duration(to: .now))
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
