@@ -16,6 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
             with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
             imgproxy's IMGPROXY_* variables are read too, below both (docs/imgproxy-environment.md); \
             those Loupe does not take are named in the log at start-up. \
+            SIGHUP re-reads the watermark image (a failure is logged and the old one kept). \
             SIGTERM or SIGINT drains: /health answers 503 at once, requests are still accepted for \
             --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0. \
             A second SIGTERM or SIGINT during that stops at once, cutting requests in flight, with exit status 1.
@@ -55,6 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File of presets, one name=options per line, # starts a comment.") var presetsFile: String?
     @Flag(help: "A URL's options part is only ':'-separated preset names.") var onlyPresets = false
     @Option(help: "Quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality).") var formatQuality: String?
+    @Option(help: "Image file drawn by the URL option watermark/wm (re-read on SIGHUP).") var watermarkPath: String?
+    @Option(help: "Image URL drawn by watermark/wm, loaded at start-up and on SIGHUP.") var watermarkUrl: String?
+    @Option(help: "Base64 image drawn by watermark/wm (over --watermark-path and --watermark-url).") var watermarkData: String?
+    @Option(help: "Multiplies every URL's watermark opacity, 0 to 1 (default 1).") var watermarkOpacity: String?
     @Flag(help: "Serve the playground page at / (and, with --key, a URL-signing endpoint for it); --dev turns it on.")
     var playground = false
     @Flag(help: "No access log on standard error.") var quiet = false
@@ -71,6 +76,8 @@ struct ServeCommand: AsyncParsableCommand {
             ("memory-budget", memoryBudget), ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
             ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
             ("presets", presets), ("presets-file", presetsFile), ("format-quality", formatQuality),
+            ("watermark-path", watermarkPath), ("watermark-url", watermarkUrl), ("watermark-data", watermarkData),
+            ("watermark-opacity", watermarkOpacity),
         ]
         for case let (name, value?) in given { flags[name] = value }
         if allowUnsigned { flags["allow-unsigned"] = "true" }
@@ -128,6 +135,12 @@ struct ServeCommand: AsyncParsableCommand {
             server = try ImageServer(settings: settings, logger: logger, accessLog: quiet ? nil : Logger(label: "loupe.access") { JSONLogHandler(label: $0) })
         } catch {
             StandardError.writeLine("loupe serve: cannot start: \(error)")
+            throw ExitCode(2)
+        }
+        do {
+            try await server.reloadWatermark()
+        } catch {
+            StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)
         }
         do {

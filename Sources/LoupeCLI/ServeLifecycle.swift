@@ -34,6 +34,7 @@ struct ServeLifecycle {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 tasks.addTask { [logger] in try await Self.stopAtSecondSignal(logger: logger) }
+                tasks.addTask { [server, logger] in await Self.reloadWatermarkOnHangUp(server: server, logger: logger) }
                 // The first to end decides: the group after its graceful shutdown, or the second
                 // signal, which throws and so cancels the group (and with it every request).
                 try await tasks.next()
@@ -45,6 +46,23 @@ struct ServeLifecycle {
             await server.flushCaches()
             throw error
         }
+    }
+
+    /// Re-reads the watermark image at each SIGHUP (a failure is logged, the old one kept);
+    /// returns only when cancelled, since the first task to end stops the server. Without a
+    /// watermark, SIGHUP is left alone.
+    private static func reloadWatermarkOnHangUp(server: ImageServer, logger: Logger) async {
+        if server.settings.watermark != nil {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                do {
+                    try await server.reloadWatermark()
+                    logger.info("watermark reloaded")
+                } catch {
+                    logger.error("watermark reload failed; the previous watermark stays", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 
     /// Waits for a second SIGTERM or SIGINT (the service group handles the first) and throws;

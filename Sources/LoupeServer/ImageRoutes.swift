@@ -83,6 +83,12 @@ public final class ImageRoutes: Sendable {
         }
     }
 
+    /// Loads (again) the watermark image ``ServerSettings/watermark`` names, decoded once for
+    /// every URL's `watermark`/`wm`: call it before serving, and again to pick up a changed
+    /// image (`loupe serve` does on SIGHUP). Does nothing when no watermark is set.
+    /// - Throws: a ``SettingsError`` naming the setting; the watermark loaded before stays.
+    public func reloadWatermark() async throws(SettingsError) { try await service.reloadWatermark() }
+
     /// Makes `/health` answer 503 and every response say `Connection: close`: the first step of
     /// taking an instance out of a load balancer's rotation before it stops.
     public func startDraining() { state.startDraining() }

@@ -66,6 +66,10 @@ public final class ImageServer: Service, Sendable {
         try await run(onStarted: { _ in })
     }
 
+    /// Loads (again) the watermark image: ``ImageRoutes/reloadWatermark()``. Call it before
+    /// ``run(onStarted:)`` when a watermark is set, and on SIGHUP.
+    public func reloadWatermark() async throws(SettingsError) { try await routes.reloadWatermark() }
+
     /// Starts a graceful shutdown of this server alone.
     public func shutDown() async {
         let serviceGroup = group.withLock { group in

@@ -28,6 +28,10 @@ final class ImageService: Sendable {
     let localLoader: RootedFileLoader?
     /// Downloaded sources waiting for a worker and decodes' pixels (``ServerSettings/memoryBudget``).
     let memoryBudget: MemoryBudget
+    /// Downloads `--watermark-url` with the sources' limits and guard.
+    let httpLoader: AsyncHTTPClientDataLoader
+    /// The decoded watermark (``reloadWatermark()``); `nil` until loaded or when none is set.
+    let watermark = Locked<LoadedWatermark?>(nil)
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
@@ -37,6 +41,7 @@ final class ImageService: Sendable {
             limits: HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
                                       totalTimeout: settings.downloadTimeout),
             addressPolicy: settings.addressPolicy)
+        httpLoader = loader
         var sourceCache: DiskCache?
         var resultDisk: DiskCache?
         if let folder = settings.cacheDirectory {
@@ -107,8 +112,11 @@ final class ImageService: Sendable {
         }
         let formatDecision = format?.rawValue ?? "source"
         let version = local.map { "\nv=" + $0.version } ?? ""
-        let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey);f=\(formatDecision)")
-        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension)
+        let mark = watermarkStep(for: options)
+        let markKey = mark.map { options.watermarkKey + ":" + $0.markIdentity } ?? ""
+        let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey)\(markKey);f=\(formatDecision)")
+        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
+                                        watermark: mark)
         if let local { request.cacheKey = local.pipelineKey }
         return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
                     request: request, lastModified: local?.attributes.modified)
@@ -234,9 +242,9 @@ final class ImageService: Sendable {
 
     /// The pipeline request for `options`: a thumbnail decode when the result is a plain fit
     /// (JPEG shrinks in the DCT); else imgproxy's geometry as one processor, filters inside it
-    /// (imgproxy filters before extending and padding); then the background.
+    /// (imgproxy filters before extending and padding); then the background, then the watermark.
     static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
-                             resultLimit: Int = ServerSettings().maximumResultDimension) -> ImageRequest {
+                             resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil) -> ImageRequest {
         let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
@@ -253,6 +261,8 @@ final class ImageService: Sendable {
             processors += filters
         }
         if let background = options.background { processors.append(Flatten(background: background)) }
+        // imgproxy draws the watermark last, after the background.
+        if let watermark { processors.append(watermark) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
     }
 

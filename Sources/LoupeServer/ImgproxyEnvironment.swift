@@ -122,6 +122,7 @@ public enum ImgproxyEnvironment {
         Rule(name: "IMGPROXY_MAX_ANIMATION_FRAMES", flag: "max-animation-frames") { value, _ in .value(value) },
         Rule(name: "IMGPROXY_WATERMARK_PATH", flag: "watermark-path") { value, _ in .value(value) },
         Rule(name: "IMGPROXY_WATERMARK_URL", flag: "watermark-url") { value, _ in .value(value) },
+        Rule(name: "IMGPROXY_WATERMARK_DATA", flag: "watermark-data") { value, _ in .value(value) },
         Rule(name: "IMGPROXY_WATERMARK_OPACITY", flag: "watermark-opacity") { value, _ in .value(value) },
     ]
 

@@ -93,7 +93,6 @@ enum ImgproxyIgnoredVariables {
         "SO_REUSEPORT": "Loupe binds without SO_REUSEPORT",
         "TRUSTED_SIGNATURES": "trusted signatures are not supported: every signature is checked",
         "USER_AGENT": "the User-Agent of source requests is not configurable",
-        "WATERMARK_DATA": "watermarks are read from a path or URL only (IMGPROXY_WATERMARK_PATH / IMGPROXY_WATERMARK_URL)",
         "GZIP_COMPRESSION": "removed from imgproxy; Loupe does not compress responses",
         "MAX_GIF_FRAMES": "removed from imgproxy; its successor is IMGPROXY_MAX_ANIMATION_FRAMES",
     ]

@@ -102,6 +102,7 @@ public struct ImgproxyURL: Sendable, Equatable {
         "crop": "crop", "c": "crop", "trim": "trim", "t": "trim", "padding": "padding", "pd": "padding",
         "rotate": "rotate", "rot": "rotate", "flip": "flip", "fl": "flip", "auto_rotate": "auto_rotate", "ar": "auto_rotate",
         "max_result_dimension": "max_result_dimension", "mrd": "max_result_dimension",
+        "watermark": "watermark", "wm": "watermark",
     ]
 
     /// Applies one `name:arg:arg` segment.
@@ -170,6 +171,8 @@ public struct ImgproxyURL: Sendable, Equatable {
             try count(1...1)
             guard let time = Int(args[0]) else { throw .badOption("expires '\(args[0])' is not a Unix time") }
             options.expires = time
+        case "watermark":
+            try applyWatermark(args: args, name: name, to: &options)
         case _ where outputOptionNames.contains(canonical):
             try applyOutputOption(canonical, name: name, args: args, to: &options)
         default:

@@ -90,6 +90,16 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `return_attachment`/`att`: `Content-Disposition: attachment` rather than `inline`.
     public var returnAttachment = false
 
+    /// `watermark`/`wm` opacity, 0...1 (0: no watermark); multiplied by the server's
+    /// `--watermark-opacity`. Without a configured watermark, nothing is drawn (as imgproxy).
+    public var watermarkOpacity = 0.0
+    /// `watermark`'s position.
+    public var watermarkPosition = WatermarkPosition.center
+    /// `watermark`'s offsets (pixels from 1 up, a share of the side below 1; spacing when tiled).
+    public var watermarkXOffset = 0.0, watermarkYOffset = 0.0
+    /// `watermark`'s scale relative to the result's size (0: the mark's own size).
+    public var watermarkScale = 0.0
+
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}
 
@@ -123,5 +133,11 @@ public struct ProcessingOptions: Sendable, Equatable {
     var resultKey: String {
         geometryKey + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
             + outputKey
+    }
+
+    /// The watermark options in a stable text form (empty when none is asked for).
+    var watermarkKey: String {
+        watermarkOpacity > 0
+            ? ";wm=\(watermarkOpacity):\(watermarkPosition.rawValue):\(watermarkXOffset):\(watermarkYOffset):\(watermarkScale)" : ""
     }
 }

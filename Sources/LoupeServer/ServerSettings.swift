@@ -83,6 +83,11 @@ public struct ServerSettings: Sendable {
     /// Quality per output format when the URL gives none, over ``defaultQuality`` (imgproxy's
     /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it.
     public var formatQuality: [ImageFormat: Int] = [:]
+    /// The watermark image URLs' `watermark`/`wm` draws (imgproxy's `IMGPROXY_WATERMARK_*`);
+    /// `nil`: none, and `wm` draws nothing. Loaded by ``ImageRoutes/reloadWatermark()``.
+    public var watermark: WatermarkSource?
+    /// Multiplies every URL's watermark opacity, 0...1.
+    public var watermarkOpacity = 1.0
 
     /// The defaults.
     public init() {}
@@ -130,6 +135,10 @@ public struct ServerSettings: Sendable {
         Setting(flag: "only-presets", help: "a URL's options part is only ':'-separated preset names (true/false)"),
         Setting(flag: "playground", help: "serve the playground page at / and, with a key, its URL-signing endpoint (true/false; on with --dev)"),
         Setting(flag: "format-quality", help: "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)"),
+        Setting(flag: "watermark-path", help: "image file drawn by the URL option watermark/wm (re-read on SIGHUP)"),
+        Setting(flag: "watermark-url", help: "image URL drawn by watermark/wm, loaded at start-up and on SIGHUP (under --watermark-path)"),
+        Setting(flag: "watermark-data", help: "base64 image drawn by watermark/wm (over --watermark-path and --watermark-url)"),
+        Setting(flag: "watermark-opacity", help: "multiplies every URL's watermark opacity, 0 to 1 (default 1)"),
     ]
 
     /// The largest `max-source-size`, in MB.
@@ -253,6 +262,13 @@ public struct ServerSettings: Sendable {
         }
         presets = try Presets(definitions: definitions)
         if onlyPresets, presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
+        watermark = try WatermarkSource(data: values["watermark-data"], path: values["watermark-path"], url: values["watermark-url"])
+        if let (text, origin) = values["watermark-opacity"] {
+            guard let opacity = Double(text.trimmingCharacters(in: .whitespaces)), (0...1).contains(opacity) else {
+                throw SettingsError("\(origin) '\(text)' is not a number in 0...1")
+            }
+            watermarkOpacity = opacity
+        }
     }
 
     /// `--format-quality`'s `format=quality` pairs (imgproxy's format names; quality 1...100).

@@ -102,7 +102,7 @@ import Testing
                 let items: [Any] = [
                     ["source": source, "options": "rs:fill:20:40/g:we"],
                     ["source": source, "options": "rs:fill:20:40/g:ea"],
-                    ["source": source, "options": "wm:1"],
+                    ["source": source, "options": "dt:1"],
                     ["source": source, "options": "w:99999"],
                     ["source": source],
                     ["source": source, "options": 5],

@@ -243,7 +243,7 @@ import Testing
             try await RunningServer.with(settings) { server in
                 func source(_ path: String) -> String { origin.url(path).absoluteString }
                 let cases: [(String, Int, String)] = [
-                    (insecurePath("wm:1", source("/ok.jpg")), 400, "unsupportedOption"),
+                    (insecurePath("dt:1", source("/ok.jpg")), 400, "unsupportedOption"),
                     (insecurePath("w:abc", source("/ok.jpg")), 400, "badOption"),
                     ("/insecure", 400, "badURL"),
                     (insecurePath("w:10", source("/ok.jpg")).replacingOccurrences(of: "/insecure/", with: "/wrongsig/"), 403, "badSignature"),
