@@ -123,6 +123,11 @@ public struct Watermark: ImageProcessing {
                                         imageHeight: bitmap.height, scale: scale)
         var scaled = mark
         if size.width != mark.width || size.height != mark.height {
+            // A scale far above 1 would allocate a mark many times the image for pixels that
+            // mostly fall off it: refused past four times the image's area.
+            guard size.width * size.height <= max(4 * bitmap.width * bitmap.height, 1) else {
+                throw .invalidParameter("the watermark scale \(scale) makes the mark larger than four times the image")
+            }
             scaled = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(mark)
         }
         let placement = WatermarkLayout.placement(imageWidth: bitmap.width, imageHeight: bitmap.height, markWidth: scaled.width,

@@ -92,6 +92,16 @@ import Testing
         }
     }
 
+    /// A scale that would make the mark more than four times the image's area is refused
+    /// before the mark is resized; up to it, the mark is drawn.
+    @Test func hugeScalesAreRefused() throws {
+        let image = try Bitmap(width: 20, height: 20, pixels: [UInt8](repeating: 255, count: 20 * 20 * 4))
+        let mark = try Bitmap(width: 2, height: 2, pixels: (0..<4).flatMap { _ in [UInt8(255), 0, 0, 255] })
+        #expect(throws: ProcessingError.self) { try Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 1000).process(image) }
+        let doubled = try Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 2).process(image)
+        #expect(doubled.pixel(x: 0, y: 0) == (255, 0, 0, 255))
+    }
+
     /// The identifier names the mark's content and every parameter (cache keys).
     @Test func identifierNamesTheMarkAndParameters() throws {
         let mark = try Bitmap(width: 1, height: 1, pixels: [255, 0, 0, 255])

@@ -105,6 +105,8 @@ import Testing
                 #expect(answer.status == 400, "\(options)")
                 #expect(String(decoding: answer.body, as: UTF8.self).contains(options.hasPrefix("wm") ? "'wm'" : "'watermark'"), "\(options)")
             }
+            // A scale making the mark over four times the result's area: refused, not allocated.
+            #expect(try await server.request(insecurePath("wm:1:ce:0:0:1000", source, extension: "png")).status == 422)
         }
         let source = try Self.whitePNG()
         try await OriginServer.run(handler: { _ in .ok(source) }) { origin in
