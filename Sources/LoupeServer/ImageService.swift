@@ -113,7 +113,9 @@ final class ImageService: Sendable {
         let formatDecision = format?.rawValue ?? "source"
         let version = local.map { "\nv=" + $0.version } ?? ""
         let mark = watermarkStep(for: options)
-        let markKey = mark.map { options.watermarkKey + ":" + $0.markIdentity } ?? ""
+        // The step's identifier: the mark's digest and the opacity after the server's factor,
+        // so a changed image or --watermark-opacity is a new result even in the disk cache.
+        let markKey = mark.map { ";" + $0.identifier } ?? ""
         let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey)\(markKey);f=\(formatDecision)")
         var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
                                         watermark: mark)

@@ -134,10 +134,4 @@ public struct ProcessingOptions: Sendable, Equatable {
         geometryKey + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
             + outputKey
     }
-
-    /// The watermark options in a stable text form (empty when none is asked for).
-    var watermarkKey: String {
-        watermarkOpacity > 0
-            ? ";wm=\(watermarkOpacity):\(watermarkPosition.rawValue):\(watermarkXOffset):\(watermarkYOffset):\(watermarkScale)" : ""
-    }
 }

@@ -207,4 +207,27 @@ import Testing
             }
         }
     }
+
+    /// The server's opacity is part of the result key: a restart with another
+    /// `--watermark-opacity` over the same disk result cache makes a new result.
+    @Test func theSettingsOpacityIsPartOfTheResultKey() async throws {
+        let folder = try TemporaryFolder.created()
+        let path = folder.path("mark.png")
+        try Self.markPNG().write(to: URL(fileURLWithPath: path))
+        let source = try Self.whitePNG()
+        try await OriginServer.run(handler: { _ in .ok(source) }) { origin in
+            let url = insecurePath("wm:1:ce", origin.url("/w.png").absoluteString, extension: "png")
+            var settings = testSettings()
+            settings.watermark = .file(path: path)
+            settings.cacheDirectory = URL(fileURLWithPath: folder.path("cache"))
+            for (opacity, green) in [(1.0, 0), (0.5, 128), (1.0, 0)] {
+                settings.watermarkOpacity = opacity
+                try await RunningServer.with(settings) { server in
+                    try await server.server.reloadWatermark()
+                    let pixel = try Self.pixels(try await server.request(url).body).pixel(x: 50, y: 40)
+                    #expect(pixel.r == 255 && abs(Int(pixel.g) - green) <= 1, "opacity \(opacity)")
+                }
+            }
+        }
+    }
 }
