@@ -137,12 +137,11 @@ public struct Watermark: ImageProcessing {
         return try Bitmap.make(width: width, height: height) { out in
             bitmap.pixels.withUnsafeBufferPointer { image in
                 scaled.pixels.withUnsafeBufferPointer { markPixels in
+                    let rowBytes = width * 4
                     for y in 0..<height {
-                        let from = y * bitmap.bytesPerRow, to = y * width * 4
-                        for x in 0..<width {
-                            let i = from + x * 4, o = to + x * 4
-                            out[o] = image[i]; out[o + 1] = image[i + 1]; out[o + 2] = image[i + 2]; out[o + 3] = image[i + 3]
-                        }
+                        let from = y * bitmap.bytesPerRow
+                        _ = UnsafeMutableBufferPointer(rebasing: out[y * rowBytes..<(y + 1) * rowBytes])
+                            .update(fromContentsOf: image[from..<from + rowBytes])
                     }
                     Self.draw(markPixels, width: scaled.width, height: scaled.height, rowBytes: scaled.bytesPerRow,
                               into: out, imageWidth: width, imageHeight: height, placement: placement, alpha: alpha)
