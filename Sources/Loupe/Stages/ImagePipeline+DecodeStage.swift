@@ -4,7 +4,7 @@ import LoupeCodecs
 import LoupeProcessing
 
 extension ImagePipeline {
-    /// The decode stage's loader: one load per (data, thumbnail size).
+    /// The decode stage's loader: one load per (data, thumbnail size or scaling first processor).
     static func makeDecodeStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, StagedImage> {
         SingleFlightLoader(memoryCache: nil) { key, priority in
             try await owner.pipeline().runDecodeStage(key, priority: priority)
