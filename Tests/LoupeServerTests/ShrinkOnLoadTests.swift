@@ -69,11 +69,28 @@ import Testing
 
     @Test(arguments: cases)
     func decodesAtTheSmallestScaleTheResultNeeds(_ item: Case) async throws {
+        try await Self.check(item, photo: Self.photo.get())
+    }
+
+    /// A 640×428 JPEG whose EXIF orientation (6) turns it to 428×640: the scale is chosen for
+    /// the upright image, and the crop's gravity placed on it.
+    @Test(arguments: [
+        Case("rs:fill:100:100/g:ce", decoded: "107x160", result: "100x100", "fill by 100/428 needs 2/8 of the upright image"),
+        Case("c:300:300:nowe:20:40/rs:fit:120:120", decoded: "214x320", result: "120x120",
+             "a crop of the upright image, offsets from its top left, fit by 120/300: 4/8"),
+    ])
+    func anOrientedJPEGScalesInItsUprightFrame(_ item: Case) async throws {
+        try await Self.check(item, photo: Corpus.data("gdk-pixbuf/bug725582-testrotate.jpg"))
+    }
+
+    /// Loads `item`'s options for `photo` through a pipeline, checks the decode's size and the
+    /// result's, and compares the result with the same geometry on the full decode.
+    static func check(_ item: Case, photo: Data) async throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
         let file = folder.url.appendingPathComponent("photo.jpg")
-        try Self.photo.get().write(to: file)
+        try photo.write(to: file)
         let options = try ImgproxyURL(path: "/insecure/\(item.options)/plain/local:///photo.jpg").options
 
         let decodedSizes = Recorder<String>()
@@ -95,11 +112,12 @@ import Testing
         let geometry = try #require(request.processors.first as? ImgproxyGeometry)
         let full = try await pipeline.image(for: ImageRequest(url: file, processors: [FullDecode(geometry: geometry)])).container.bitmap
         #expect(full.width == image.width && full.height == image.height, "\(item)")
-        // libjpeg's DCT scaling is itself a good filter: these cases measured 0.2 to 1.3 levels
-        // of mean difference (0 where the decode is full size); a misplaced cut or a wrong
-        // scale moves whole edges and costs far more.
+        // libjpeg's DCT scaling is itself a good filter: these cases measured 0.2 to 1.6 levels
+        // of mean difference (0 where the decode is full size; the most for the detailed
+        // 428×640 photo at 2/8); a misplaced cut or a wrong scale moves whole edges and costs
+        // far more.
         let difference = PixelDifference(image, full)
-        #expect(difference.mean <= 1.5, "\(item): mean \(difference.mean), max \(difference.maximum)")
+        #expect(difference.mean <= 2, "\(item): mean \(difference.mean), max \(difference.maximum)")
     }
 
     /// The geometry, hiding that it could run on a smaller decode.
