@@ -1,5 +1,5 @@
 /// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP and AVIF.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case jpeg
     case png
     case webp
