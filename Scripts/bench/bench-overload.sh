@@ -52,21 +52,9 @@ for ((i = 0; i < count; i++)); do
   vips cast "$work/noisy-$i.v" "$work/root/${photos[$i]}.jpg[Q=95]" uchar
   rm -f "$work"/*.v
 done
-# nginx, as the other service benchmarks run it (bench-sources.sh), over these files.
-origin_port=$(free_port)
-cat > "$work/origin.conf" <<CONF
-daemon off; master_process off; worker_processes 1; pid $work/origin.pid; error_log $work/origin-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy;
-  fastcgi_temp_path $work/tmp/fastcgi; uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;
-  types { image/jpeg jpg; } keepalive_requests 1000000;
-  server { listen 127.0.0.1:$origin_port; location ~ ^/p/.*/([a-z_]+\.jpg)$ { alias $work/root/\$1; } }
-}
-CONF
-/usr/sbin/nginx -p "$work" -c "$work/origin.conf" </dev/null >/dev/null 2>&1 & pids+=($!)
-wait_port "$origin_port"
-origin="http://127.0.0.1:$origin_port"
+# nginx, as the other service benchmarks run it, over these files.
+bench_origin "$work"
+pids+=("$origin_pid")
 sizes=$(for name in "${photos[@]}"; do stat -c %s "$work/root/$name.jpg"; done | awk '{ s += $1 } END { printf "%.1f", s / NR / 1048576 }')
 
 # The load: `clients` threads with a kept-alive connection each, for `duration` seconds; prints

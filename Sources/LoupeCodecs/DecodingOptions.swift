@@ -18,16 +18,23 @@ public struct DecodingOptions: Sendable, Equatable {
     /// How 16-bit samples become 8-bit ones: rounded (the default), or their high byte as
     /// Pillow does, for colours that must equal Python `colorthief`'s.
     public var sixteenBitReduction: SixteenBitReduction
+    /// The smallest share of the source's size the caller needs on both sides (0 < scale ≤ 1):
+    /// JPEG decodes at the smallest N/8 scale not below it (and not below what `maxPixelSize`
+    /// asks), for a caller that scales the image down by a known factor whatever the box's
+    /// shape. Other formats decode at full size. nil = no such need; 1 (or any value not
+    /// above 0 and below 1) = full size.
+    public var minimumScale: Double?
 
     /// Creates options; the defaults decode every frame at full size, converted to sRGB.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = false, firstFrameOnly: Bool = false,
                 limits: DecodingLimits = DecodingLimits(), colorManagement: ColorManagement = .convertToSRGB,
-                sixteenBitReduction: SixteenBitReduction = .rounded) {
+                sixteenBitReduction: SixteenBitReduction = .rounded, minimumScale: Double? = nil) {
         self.maxPixelSize = maxPixelSize
         self.appliesOrientation = appliesOrientation
         self.firstFrameOnly = firstFrameOnly
         self.limits = limits
         self.colorManagement = colorManagement
         self.sixteenBitReduction = sixteenBitReduction
+        self.minimumScale = minimumScale
     }
 }

@@ -28,7 +28,7 @@ public struct JPEGDecoder: ImageDecoding {
                 try options.limits.checkSize(metadata)
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let eighths = JPEGDecoder.scaleEighths(width: metadata.width, height: metadata.height,
-                                                       maxPixelSize: options.maxPixelSize)
+                                                       maxPixelSize: options.maxPixelSize, minimumScale: options.minimumScale)
                 var width: UInt32 = 0, height: UInt32 = 0
                 guard lc_jpeg_configure(jpeg, Int32(eighths), &width, &height) == LC_OK else {
                     throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg)))
@@ -49,14 +49,18 @@ public struct JPEGDecoder: ImageDecoding {
     }
 
     /// The DCT scale as N/8: the smallest N in 1...8 that keeps the longest side at least
-    /// `maxPixelSize` (8, full size, without a target). Any N, not only 1, 2 and 4: a 1732 px
-    /// photo fit to 512 decodes at 3/8 (650 px) rather than 1/2 (866 px), 44 % fewer pixels
-    /// for the resize that follows. libjpeg makes ceil(size * N / 8) pixels, hence the
-    /// rounding up here.
-    static func scaleEighths(width: Int, height: Int, maxPixelSize: Int?) -> Int {
-        guard let target = maxPixelSize, target > 0 else { return 8 }
+    /// `maxPixelSize` and N/8 at least `minimumScale` (8, full size, without either). Any N,
+    /// not only 1, 2 and 4: a 1732 px photo fit to 512 decodes at 3/8 (650 px) rather than 1/2
+    /// (866 px), 44 % fewer pixels for the resize that follows. libjpeg makes
+    /// ceil(size * N / 8) pixels, hence the rounding up here. Public so that a caller can
+    /// reserve memory for the decode before it runs.
+    public static func scaleEighths(width: Int, height: Int, maxPixelSize: Int?, minimumScale: Double? = nil) -> Int {
+        let target = maxPixelSize.map { max(0, $0) } ?? 0
+        guard target > 0 || minimumScale != nil else { return 8 }
+        // A scale of NaN, not above 0 or not below 1 reads as full size.
+        let scale = minimumScale.map { $0 > 0 && $0 < 1 ? $0 : 1 } ?? 0
         let longest = max(width, height)
-        for eighths in 1..<8 where (longest * eighths + 7) / 8 >= target {
+        for eighths in 1..<8 where (longest * eighths + 7) / 8 >= target && Double(eighths) / 8 >= scale - 1e-9 {
             return eighths
         }
         return 8

@@ -243,19 +243,19 @@ final class ImageService: Sendable {
     // MARK: - Mapping
 
     /// The pipeline request for `options`: a thumbnail decode when the result is a plain fit
-    /// (JPEG shrinks in the DCT); else imgproxy's geometry as one processor, filters inside it
-    /// (imgproxy filters before extending and padding); then the background, then the watermark.
+    /// into a square box (JPEG shrinks in the DCT); else imgproxy's geometry as one processor,
+    /// filters inside it (imgproxy filters before extending and padding), which has the
+    /// pipeline decode a JPEG at the smallest scale its result needs; then the background, then
+    /// the watermark.
     static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
                              resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil) -> ImageRequest {
         let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        if let box = plainFitBox(options) {
-            // The decode fits the longest side; a square box needs nothing more.
-            thumbnail = max(box.width, box.height)
-            if box.width != box.height {
-                processors.append(BoxResize(width: box.width, height: box.height, mode: .fit))
-            }
+        if let box = plainFitBox(options), box.width == box.height {
+            // In a square box the longest side binds; in any other, the geometry finds the side
+            // that does.
+            thumbnail = box.width
             processors += filters
         } else if options.changesGeometry {
             processors.append(ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit))

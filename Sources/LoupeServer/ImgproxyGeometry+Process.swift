@@ -1,42 +1,86 @@
 import LoupeCodecs
 import LoupeProcessing
 
-extension ImgproxyGeometry {
+extension ImgproxyGeometry: SourceScaledProcessing {
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+        try process(bitmap, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
+    }
+
+    /// The plan's scale (the larger of its two axes): the result needs no finer pixels than
+    /// that, whatever is cut, rotated, extended or padded around it. Trim and a smart crop
+    /// read the source's pixels themselves, so they take the full decode (imgproxy, too,
+    /// loads a trimmed image without shrinking it); so does a result over the limits, whose
+    /// error must not depend on the decode.
+    func minimumSourceScale(sourceWidth: Int, sourceHeight: Int) -> Double {
+        guard scalesOnLoad, sourceWidth > 0, sourceHeight > 0 else { return 1 }
+        let plan = self.plan(width: sourceWidth, height: sourceHeight)
+        guard (try? checkLimits(plan, sourceWidth: sourceWidth, sourceHeight: sourceHeight)) != nil else { return 1 }
+        let scale = max(plan.wScale, plan.hScale)
+        return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+    }
+
+    /// Whether these options may run on a smaller decode of the source.
+    private var scalesOnLoad: Bool {
+        let crops = options.cropWidth != 0 || options.cropHeight != 0
+        return options.trimThreshold == nil && !(crops && (options.cropGravity ?? options.gravity).kind == .smart)
+    }
+
+    func process(_ bitmap: Bitmap, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> Bitmap {
         var image = bitmap
+        // A decode smaller than the source: the plan is the source's, and `region` is the part
+        // of the decode that the image so far (`width`×`height` source pixels) covers; it is
+        // resampled once, by the scale, so the cut before it costs nothing.
+        let decodedSmaller = scalesOnLoad && bitmap.width <= sourceWidth && bitmap.height <= sourceHeight
+            && (bitmap.width < sourceWidth || bitmap.height < sourceHeight)
+        var region: Region? = decodedSmaller ? Region(x: 0, y: 0, width: Double(bitmap.width), height: Double(bitmap.height)) : nil
+        var (width, height) = decodedSmaller ? (sourceWidth, sourceHeight) : (image.width, image.height)
         if let threshold = options.trimThreshold {
             image = try Trim(threshold: threshold, color: options.trimColor, equalHorizontal: options.trimEqualHorizontal,
                              equalVertical: options.trimEqualVertical).process(image)
+            (width, height) = (image.width, image.height)
         }
-        let plan = self.plan(width: image.width, height: image.height)
-        try checkLimits(plan, sourceWidth: image.width, sourceHeight: image.height)
+        let plan = self.plan(width: width, height: height)
+        try checkLimits(plan, sourceWidth: width, sourceHeight: height)
         let turned = options.rotate % 180 != 0
 
         // The crop, on the image before it is turned: its size and gravity turned back.
         if plan.cropWidth > 0 || plan.cropHeight > 0 {
             let gravity = (options.cropGravity ?? options.gravity)
                 .beforeRotation(degrees: options.rotate, flipX: options.flipHorizontal, flipY: options.flipVertical)
-            image = try Self.cut(image, width: turned ? plan.cropHeight : plan.cropWidth, height: turned ? plan.cropWidth : plan.cropHeight,
-                                 gravity: gravity, dpr: 1)
+            let cropWidth = turned ? plan.cropHeight : plan.cropWidth, cropHeight = turned ? plan.cropWidth : plan.cropHeight
+            if let whole = region {
+                if let window = Self.window(width: width, height: height, cutWidth: cropWidth, cutHeight: cropHeight, gravity: gravity, dpr: 1) {
+                    region = whole.part(x: window.x, y: window.y, width: window.width, height: window.height, of: (width, height))
+                    (width, height) = (window.width, window.height)
+                }
+            } else {
+                image = try Self.cut(image, width: cropWidth, height: cropHeight, gravity: gravity, dpr: 1)
+                (width, height) = (image.width, image.height)
+            }
         }
-        if plan.wScale != 1 || plan.hScale != 1 {
+        if plan.wScale != 1 || plan.hScale != 1 || region != nil {
             let (wScale, hScale) = turned ? (plan.hScale, plan.wScale) : (plan.wScale, plan.hScale)
-            let width = max(1, GeometryMath.round(Double(image.width) * wScale))
-            let height = max(1, GeometryMath.round(Double(image.height) * hScale))
-            let cutWidth = GeometryMath.minNonZero(plan.resultCropWidth, width)
-            let cutHeight = GeometryMath.minNonZero(plan.resultCropHeight, height)
+            let scaledWidth = max(1, GeometryMath.round(Double(width) * wScale))
+            let scaledHeight = max(1, GeometryMath.round(Double(height) * hScale))
+            let cutWidth = GeometryMath.minNonZero(plan.resultCropWidth, scaledWidth)
+            let cutHeight = GeometryMath.minNonZero(plan.resultCropHeight, scaledHeight)
+            let source = region ?? Region(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
             if options.rotate == 0, !options.flipHorizontal, !options.flipVertical, options.gravity.kind != .smart,
-               cutWidth < width || cutHeight < height {
+               cutWidth < scaledWidth || cutHeight < scaledHeight {
                 // The scale and the cut to the result box at once: only the pixels the cut
                 // keeps are resampled (the cut below then has nothing left to do).
-                let origin = options.gravity.position(width: width, height: height, innerWidth: cutWidth, innerHeight: cutHeight,
+                let origin = options.gravity.position(width: scaledWidth, height: scaledHeight, innerWidth: cutWidth, innerHeight: cutHeight,
                                                       dpr: plan.dprScale)
-                let scaleX = Double(image.width) / Double(width), scaleY = Double(image.height) / Double(height)
-                image = try RegionResize(x: Double(origin.x) * scaleX, y: Double(origin.y) * scaleY, width: Double(cutWidth) * scaleX,
-                                         height: Double(cutHeight) * scaleY, outputWidth: cutWidth, outputHeight: cutHeight).process(image)
-            } else if width != image.width || height != image.height {
-                image = try Resize(width: width, height: height, mode: .exact, allowsUpscaling: true).process(image)
+                let kept = source.part(x: origin.x, y: origin.y, width: cutWidth, height: cutHeight, of: (scaledWidth, scaledHeight))
+                image = try RegionResize(x: kept.x, y: kept.y, width: kept.width, height: kept.height,
+                                         outputWidth: cutWidth, outputHeight: cutHeight).process(image)
+            } else if region != nil {
+                image = try RegionResize(x: source.x, y: source.y, width: source.width, height: source.height,
+                                         outputWidth: scaledWidth, outputHeight: scaledHeight).process(image)
+            } else if scaledWidth != image.width || scaledHeight != image.height {
+                image = try Resize(width: scaledWidth, height: scaledHeight, mode: .exact, allowsUpscaling: true).process(image)
             }
+            region = nil
         }
         if options.rotate % 360 != 0 || options.flipHorizontal || options.flipVertical {
             image = try RotateFlip(degrees: options.rotate, flipHorizontal: options.flipHorizontal,
@@ -59,6 +103,20 @@ extension ImgproxyGeometry {
         return image
     }
 
+    /// A rectangle of the decoded pixels (fractional where the decode is smaller than the
+    /// source), standing for a whole image of some size in source pixels.
+    struct Region {
+        var x: Double, y: Double, width: Double, height: Double
+
+        /// The part of this rectangle that the window (`x`, `y`, `width`×`height`) of the
+        /// `size` image it stands for covers.
+        func part(x left: Int, y top: Int, width partWidth: Int, height partHeight: Int, of size: (width: Int, height: Int)) -> Region {
+            let scaleX = width / Double(max(1, size.width)), scaleY = height / Double(max(1, size.height))
+            return Region(x: x + Double(left) * scaleX, y: y + Double(top) * scaleY,
+                          width: Double(partWidth) * scaleX, height: Double(partHeight) * scaleY)
+        }
+    }
+
     /// Refuses, before anything is allocated, a result that the options would make larger than
     /// the server's limit and than the source.
     func checkLimits(_ plan: Plan, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) {
@@ -72,11 +130,25 @@ extension ImgproxyGeometry {
     /// when the window holds the whole image.
     static func cut(_ image: Bitmap, width: Int, height: Int, gravity: ImgproxyGravity, dpr: Double) throws(ProcessingError) -> Bitmap {
         guard width > 0 || height > 0 else { return image }
-        let cutWidth = GeometryMath.minNonZero(width, image.width), cutHeight = GeometryMath.minNonZero(height, image.height)
-        guard cutWidth < image.width || cutHeight < image.height else { return image }
-        if gravity.kind == .smart { return try SmartCut(width: cutWidth, height: cutHeight).process(image) }
-        let origin = gravity.position(width: image.width, height: image.height, innerWidth: cutWidth, innerHeight: cutHeight, dpr: dpr)
-        return try Crop(x: origin.x, y: origin.y, width: cutWidth, height: cutHeight).process(image)
+        if gravity.kind == .smart {
+            let cutWidth = GeometryMath.minNonZero(width, image.width), cutHeight = GeometryMath.minNonZero(height, image.height)
+            guard cutWidth < image.width || cutHeight < image.height else { return image }
+            return try SmartCut(width: cutWidth, height: cutHeight).process(image)
+        }
+        guard let window = window(width: image.width, height: image.height, cutWidth: width, cutHeight: height, gravity: gravity, dpr: dpr)
+        else { return image }
+        return try Crop(x: window.x, y: window.y, width: window.width, height: window.height).process(image)
+    }
+
+    /// Where imgproxy's cut of a `cutWidth`×`cutHeight` window (0: the whole side) lies in a
+    /// `width`×`height` image, placed by `gravity` (not smart); nil when it holds the whole image.
+    static func window(width: Int, height: Int, cutWidth: Int, cutHeight: Int, gravity: ImgproxyGravity,
+                       dpr: Double) -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard cutWidth > 0 || cutHeight > 0 else { return nil }
+        let innerWidth = GeometryMath.minNonZero(cutWidth, width), innerHeight = GeometryMath.minNonZero(cutHeight, height)
+        guard innerWidth < width || innerHeight < height else { return nil }
+        let origin = gravity.position(width: width, height: height, innerWidth: innerWidth, innerHeight: innerHeight, dpr: dpr)
+        return (origin.x, origin.y, innerWidth, innerHeight)
     }
 
     /// imgproxy's embedding: the image on a transparent `width`×`height` canvas (0: its own

@@ -93,6 +93,24 @@ import Testing
         #expect(JPEGDecoder.scaleEighths(width: 1001, height: 10, maxPixelSize: 127) == 2)
     }
 
+    /// A minimum scale (a processor's own scale factor) takes the smallest eighth not below it;
+    /// with a thumbnail too, the larger of the two; nonsense reads as full size.
+    @Test func dctScalingMeetsAMinimumScale() throws {
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: nil, minimumScale: 0.2) == 2)
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: nil, minimumScale: 0.25) == 2)
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: nil, minimumScale: 0.2501) == 3)
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: nil, minimumScale: 0.01) == 1)
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: 1000, minimumScale: 0.2) == 4)
+        #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: 100, minimumScale: 0.6) == 5)
+        for nonsense in [0, -1, .nan, 2, .infinity] {
+            #expect(JPEGDecoder.scaleEighths(width: 2000, height: 1500, maxPixelSize: nil, minimumScale: nonsense) == 8)
+        }
+        // The decoder makes ceil(side * 2 / 8) pixels on both sides.
+        let photo = try TestImage.jpeg(width: 2001, height: 1003)
+        let image = try JPEGDecoder().decode(photo, options: DecodingOptions(minimumScale: 0.2))
+        #expect(image.bitmap.width == 501 && image.bitmap.height == 251)
+    }
+
     @Test func scaledDecodeOfARealPhotoHasTheScaledSizeAndContent() throws {
         let data = try Corpus.data("gdk-pixbuf/issue70.jpg")
         let full = try ImageDecoder().decode(data)

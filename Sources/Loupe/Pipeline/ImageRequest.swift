@@ -48,6 +48,9 @@ public struct ImageRequest: Sendable {
     var processorIdentifiers: [String] { storage.imageKey.processorIdentifiers }
     /// The image this request asks for, as the memory cache and the stages know it.
     var imageKey: ImagePipeline.ImageKey { storage.imageKey }
+    /// The first processor, when it chooses the scale the source is decoded at: only without a
+    /// thumbnail (a thumbnail fixes the decode's size).
+    var sourceScaling: (any SourceScaledProcessing)? { storage.sourceScaling }
 
     // One immutable object behind the value: a request is copied on every memory hit (into the
     // response), and a copy is one reference instead of one per field; the keys derived from
@@ -63,6 +66,7 @@ public struct ImageRequest: Sendable {
         let cachePolicy: CachePolicy
         let cacheKey: String?
         let imageKey: ImagePipeline.ImageKey
+        let sourceScaling: (any SourceScaledProcessing)?
 
         init(fields: Fields) {
             url = fields.url
@@ -71,9 +75,10 @@ public struct ImageRequest: Sendable {
             priority = fields.priority
             cachePolicy = fields.cachePolicy
             cacheKey = fields.cacheKey
+            sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
                 dataKey: fields.cacheKey ?? fields.url.absoluteString, thumbnail: fields.thumbnail,
-                processorIdentifiers: fields.processors.map(\.identifier))
+                processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {

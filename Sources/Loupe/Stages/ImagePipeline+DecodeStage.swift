@@ -4,7 +4,7 @@ import LoupeCodecs
 import LoupeProcessing
 
 extension ImagePipeline {
-    /// The decode stage's loader: one load per (data, thumbnail size).
+    /// The decode stage's loader: one load per (data, thumbnail size or scaling first processor).
     static func makeDecodeStage(_ owner: PipelineReference) -> SingleFlightLoader<StageKey, StagedImage> {
         SingleFlightLoader(memoryCache: nil) { key, priority in
             try await owner.pipeline().runDecodeStage(key, priority: priority)
@@ -12,12 +12,13 @@ extension ImagePipeline {
     }
 
     /// Decodes the data, downscaled to the thumbnail size: straight from the codec where it can
-    /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly.
+    /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly; or, for a first
+    /// processor that scales the image down itself, at the smallest scale it still needs.
     func runDecodeStage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
         let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
         do {
-            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, sourceScaling: key.sourceScaling, priority: priority)
         } catch let error as ImagePipelineError {
             discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
             throw error
@@ -49,44 +50,61 @@ extension ImagePipeline {
     /// stored on disk. Returns the decoded pixels' share of the memory budget (if there is one),
     /// for the caller to hold as long as it holds the pixels.
     func decode(
-        _ data: Data, thumbnail: Int?, priority: LoadPriority
+        _ data: Data, thumbnail: Int?, sourceScaling: (any SourceScaledProcessing)? = nil, priority: LoadPriority
     ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
         let budget = configuration.memoryBudget
         let ((container, reservation), duration) = try await runProcessingWork(priority: priority) {
+            // The header, read once more before the decode, only where someone needs it.
+            let metadata = sourceScaling != nil || budget != nil ? try? decoder.metadata(of: data) : nil
+            let minimumScale = metadata.flatMap { Self.minimumScale(of: $0, for: sourceScaling) }
             // Taken on the worker, without waiting: the decode is committed, and only the end
             // of its pixels (processed, or the request done) gives the memory back; on failure
             // the reservation is dropped here, which releases it.
-            let reservation = budget.map { $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, decoder: decoder)) }
-            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits), reservation)
+            let reservation = budget.map {
+                $0.reserveNow(Self.decodedBytes(of: metadata, thumbnail: thumbnail, minimumScale: minimumScale))
+            }
+            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits, minimumScale: minimumScale), reservation)
         }
         recorder.record(.decodes)
         return (container, duration, reservation)
     }
 
-    /// The bytes of pixels decoding `data` allocates, from its header: at the reduced scale JPEG
-    /// decodes a thumbnail at (a power of two down to an eighth, not below the thumbnail), else
-    /// in full. 0 for data whose header does not read (the decode fails at once).
-    static func decodedBytes(of data: Data, thumbnail: Int?, decoder: any ImageDecoding) -> Int {
-        guard let metadata = try? decoder.metadata(of: data) else { return 0 }
+    /// The share of the source's size `sourceScaling` needs decoded, from the source's header
+    /// (its size as it will be decoded: upright); nil without one.
+    static func minimumScale(of metadata: ImageMetadata, for sourceScaling: (any SourceScaledProcessing)?) -> Double? {
+        guard let sourceScaling, metadata.width > 0, metadata.height > 0 else { return nil }
+        let turned = metadata.orientation.swapsDimensions
+        let scale = sourceScaling.minimumSourceScale(sourceWidth: turned ? metadata.height : metadata.width,
+                                                     sourceHeight: turned ? metadata.width : metadata.height)
+        return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+    }
+
+    /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
+    /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full. 0 for data whose
+    /// header does not read (the decode fails at once).
+    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, minimumScale: Double? = nil) -> Int {
+        guard let metadata else { return 0 }
         var (width, height) = (max(0, metadata.width), max(0, metadata.height))
-        if let thumbnail, thumbnail > 0, metadata.format == .jpeg {
-            var scale = 8
-            while scale > 1, max(width, height) / scale < thumbnail { scale /= 2 }
-            (width, height) = ((width + scale - 1) / scale, (height + scale - 1) / scale)
+        if metadata.format == .jpeg {
+            let eighths = JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: thumbnail, minimumScale: minimumScale)
+            (width, height) = ((width * eighths + 7) / 8, (height * eighths + 7) / 8)
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         return overflow ? Int.max / 8 : min(pixels, Int.max / 8) * 4
     }
 
-    /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),
-    /// then resize to fit `thumbnail`, then convert the colours to sRGB — after the resize, so
-    /// a thumbnail converts only its own pixels. Package-visible so the benchmarks can count its
-    /// instructions under callgrind, which cannot run the concurrency runtime's threads here.
-    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits) throws -> ImageContainer {
+    /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
+    /// to `thumbnail` or to `minimumScale` of the source), then resize to fit `thumbnail`, then
+    /// convert the colours to sRGB — after the resize, so a thumbnail converts only its own
+    /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
+    /// which cannot run the concurrency runtime's threads here.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits,
+                                   minimumScale: Double? = nil) throws -> ImageContainer {
         let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits,
-                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
+                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing,
+                                      minimumScale: minimumScale)
         let image: DecodedImage
         do {
             image = try decoder.decode(data, options: options)

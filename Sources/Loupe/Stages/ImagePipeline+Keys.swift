@@ -10,6 +10,9 @@ extension ImagePipeline {
         let dataKey: String
         let thumbnail: Int?
         let processorIdentifiers: [String]
+        /// The identifier of the first processor when it chose the decode's scale
+        /// (``SourceScaledProcessing``): a decode made for it is not the full-size one.
+        let decodeScaling: String?
         /// Computed once, with the key: every memory hit hashes its key, and hashing a URL with
         /// SipHash was most of a lookup. A request keeps its key, so a hit hashes one word.
         private let hash: Int
@@ -19,20 +22,22 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String]) {
+        init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String], decodeScaling: String? = nil) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
             self.processorIdentifiers = processorIdentifiers
+            self.decodeScaling = decodeScaling
             var hasher = Hasher()
             hasher.combine(dataKey)
             hasher.combine(thumbnail)
             hasher.combine(processorIdentifiers)
+            hasher.combine(decodeScaling)
             hash = hasher.finalize()
         }
 
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
-                && lhs.processorIdentifiers == rhs.processorIdentifiers
+                && lhs.processorIdentifiers == rhs.processorIdentifiers && lhs.decodeScaling == rhs.decodeScaling
         }
 
         func hash(into hasher: inout Hasher) {
@@ -41,7 +46,7 @@ extension ImagePipeline {
 
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
-            ImageKey(dataKey: dataKey, thumbnail: thumbnail, processorIdentifiers: processorIdentifiers)
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
         }
 
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
@@ -50,8 +55,13 @@ extension ImagePipeline {
             return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
-        /// The key as logged: data key, thumbnail and processors separated by " | ".
-        var description: String { diskKey.replacingOccurrences(of: "\u{1F}", with: " | ") }
+        /// The key as logged: data key, thumbnail and processors separated by " | ", and a
+        /// decode scaled for the first processor marked as such.
+        var description: String {
+            let text = diskKey.replacingOccurrences(of: "\u{1F}", with: " | ")
+            guard processorIdentifiers.isEmpty, decodeScaling != nil else { return text }
+            return text + " | scaled for the first processor"
+        }
     }
 
     /// Identifies work in one stage: what it produces and under which cache policy (a reload
@@ -63,36 +73,44 @@ extension ImagePipeline {
         let cachePolicy: ImageRequest.CachePolicy
         let url: URL
         let processors: [any ImageProcessing]
+        /// The request's first processor when it chooses the decode's scale (its identifier is
+        /// the image key's `decodeScaling`); kept by every key derived for the request's stages
+        /// but the data's.
+        let sourceScaling: (any SourceScaledProcessing)?
 
         init(_ request: ImageRequest) {
             image = ImageKey(request)
             cachePolicy = request.cachePolicy
             url = request.url
             processors = request.processors
+            sourceScaling = request.sourceScaling
         }
 
-        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, url: URL, processors: [any ImageProcessing]) {
+        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, url: URL, processors: [any ImageProcessing],
+                     sourceScaling: (any SourceScaledProcessing)?) {
             self.image = image
             self.cachePolicy = cachePolicy
             self.url = url
             self.processors = processors
+            self.sourceScaling = sourceScaling
         }
 
         /// The same image without its last processor: the input of the last processor.
         var withoutLastProcessor: StageKey {
             StageKey(image: image.with(processorIdentifiers: image.processorIdentifiers.dropLast()), cachePolicy: cachePolicy,
-                     url: url, processors: processors.dropLast())
+                     url: url, processors: processors.dropLast(), sourceScaling: sourceScaling)
         }
 
         /// The decoded image before any processor.
         var decoded: StageKey {
-            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, url: url, processors: [])
+            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, url: url, processors: [],
+                     sourceScaling: sourceScaling)
         }
 
         /// The data: no thumbnail, no processors.
         var data: StageKey {
             let image = ImageKey(dataKey: image.dataKey, thumbnail: nil, processorIdentifiers: [])
-            return StageKey(image: image, cachePolicy: cachePolicy, url: url, processors: [])
+            return StageKey(image: image, cachePolicy: cachePolicy, url: url, processors: [], sourceScaling: nil)
         }
 
         static func == (lhs: StageKey, rhs: StageKey) -> Bool {

@@ -18,8 +18,15 @@ extension ImagePipeline {
         // stage always has one; without, its input would already be its result.
         guard let processor = key.processors.last else { return staged }
         let input = staged.container.bitmap
+        // The first processor, when it chose the decode's scale, gets the source's upright size
+        // with the (maybe smaller) decode, to compute its geometry as on the full image.
+        let scaling = key.processors.count == 1 ? key.sourceScaling : nil
+        let metadata = staged.container.metadata
+        let turned = metadata.orientation.swapsDimensions
+        let (sourceWidth, sourceHeight) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
         let (bitmap, duration) = try await runProcessingWork(priority: priority) {
             do {
+                if let scaling { return try scaling.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
                 return try processor.process(input)
             } catch {
                 throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
