@@ -1,5 +1,7 @@
+import Foundation
 import LoupeCodecs
 import LoupeProcessing
+import LoupeTestSupport
 import Testing
 
 /// The watermark's placement maths (imgproxy's rules) and its blend, on pixels.
@@ -109,5 +111,47 @@ import Testing
         let b = Watermark(mark: mark, markIdentity: "two", opacity: 0.5, position: .east, xOffset: 3)
         let c = Watermark(mark: mark, markIdentity: "one", opacity: 0.5, position: .east, xOffset: 4)
         #expect(a.identifier != b.identifier && a.identifier != c.identifier)
+    }
+}
+
+/// The blend against Pillow's `Image.alpha_composite` (Scripts/conformance/composite_reference.py):
+/// a semi-transparent mark over a semi-transparent image, partly off its edge.
+@Suite struct WatermarkPillowTests {
+    @Test func blendMatchesPillowsAlphaComposite() async throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func noise(_ count: Int) -> [UInt8] {
+            (0..<count).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+        }
+        let image = try Bitmap(width: 40, height: 30, pixels: noise(40 * 30 * 4))
+        let mark = try Bitmap(width: 16, height: 12, pixels: noise(16 * 12 * 4))
+        let ours = try Watermark(mark: mark, markIdentity: "noise", opacity: 0.7, position: .southEast, xOffset: -5, yOffset: 3)
+            .process(image)
+        // South-east with x offset −5 and y offset 3: x = 40 − 16 + 5 = 29 (partly off the right
+        // edge), y = 30 − 12 − 3 = 15.
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let imagePath = folder.appendingPathComponent("image.rgba"), markPath = folder.appendingPathComponent("mark.rgba")
+        let outPath = folder.appendingPathComponent("out.rgba")
+        try Data(image.pixels).write(to: imagePath)
+        try Data(mark.pixels).write(to: markPath)
+        _ = try await PythonReference.run("composite_reference.py", arguments: [
+            imagePath.path, "40", "30", markPath.path, "16", "12", "29", "15", "0.7", outPath.path,
+        ])
+        let reference = [UInt8](try Data(contentsOf: outPath))
+        try #require(reference.count == ours.pixels.count)
+        var worst = 0
+        for i in stride(from: 0, to: reference.count, by: 4) {
+            let alpha = Int(ours.pixels[i + 3])
+            worst = max(worst, abs(alpha - Int(reference[i + 3])))
+            // Colours compared premultiplied: where alpha is near 0 a colour barely exists.
+            for c in 0..<3 {
+                worst = max(worst, abs(Int(ours.pixels[i + c]) * alpha / 255 - Int(reference[i + c]) * Int(reference[i + 3]) / 255))
+            }
+        }
+        #expect(worst <= 2)
+        #expect(ours != image)
     }
 }
