@@ -41,9 +41,10 @@ echo "== scroll simulation tests"
 swift test --skip-build --disable-xctest --filter ScrollSimulationTests
 
 # Apart, because they put a real HTTP server under load (100 concurrent requests, 2,000 malformed
-# paths) whose timeouts would be shared with the rest of the suite's.
+# paths) whose timeouts would be shared with the rest of the suite's. Bounded (~1 min here): a
+# request that never ends must fail CI with the suite's output, not hold it for 90 minutes.
 echo "== image service tests (loupe serve over real HTTP)"
-swift test --skip-build --disable-xctest --filter LoupeServerTests
+timeout 900 swift test --skip-build --disable-xctest --filter LoupeServerTests
 
 # Apart, because they start whole clusters with Scripts/ops/cluster.sh (two `loupe serve` processes
 # behind nginx) and put 2,000 requests through each; bounded, since a hung child must not hold CI
@@ -72,7 +73,7 @@ TSAN_OPTIONS="$tsan_options" \
 # The service apart here too: under ThreadSanitizer its 100-request bursts are slow enough to
 # share timeouts badly with the suites above.
 TSAN_OPTIONS="$tsan_options" \
-  swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
+  timeout 1800 swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests
 
 # Apps ship optimised builds, and Swift 6.3.1's optimiser has miscompiled Loupe once where debug
 # builds were right (docs/known-issues.md), so every test runs again at -O (the
@@ -84,7 +85,7 @@ swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .bu
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
   --skip LoupeProcessingTests --skip LoupeCodecsTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeCodecsTests
-swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
+timeout 900 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests
 
 # The API reference: the DocC catalogs of the library products (Sources/*/*.docc), every symbol
 # link resolved. It builds in the debug build's folder, after every step that uses that build.
