@@ -10,6 +10,9 @@ public struct DecodingOptions: Sendable, Equatable {
     public var appliesOrientation: Bool
     /// Decode only the first frame of an animation.
     public var firstFrameOnly: Bool
+    /// Decode at most this many frames of an animation and drop the rest, as imgproxy's
+    /// `max_animation_frames` does; the limits then apply to the frames kept. nil: every frame.
+    public var maximumFrames: Int?
     /// Size and frame limits checked before allocation.
     public var limits: DecodingLimits
     /// Whether colours are converted to sRGB through the file's ICC profile or PNG colour
@@ -29,5 +32,10 @@ public struct DecodingOptions: Sendable, Equatable {
         self.limits = limits
         self.colorManagement = colorManagement
         self.sixteenBitReduction = sixteenBitReduction
+    }
+
+    /// How many of an animation's `available` frames to decode.
+    func framesToDecode(of available: Int) -> Int {
+        firstFrameOnly ? 1 : min(available, max(1, maximumFrames ?? available))
     }
 }

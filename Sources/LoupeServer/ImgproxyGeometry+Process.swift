@@ -2,6 +2,22 @@ import LoupeCodecs
 import LoupeProcessing
 
 extension ImgproxyGeometry {
+    /// An animation's frames, each through the same steps. The trim is left out, as imgproxy
+    /// leaves it out for animations: it would cut each frame to its own content, and the
+    /// frames must keep one size.
+    func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
+        var geometry = self
+        if frames.count > 1, options.trimThreshold != nil {
+            var untrimmed = options
+            untrimmed.trimThreshold = nil
+            geometry = ImgproxyGeometry(options: untrimmed, filters: filters, resultLimit: resultLimit)
+        }
+        var result: [Bitmap] = []
+        result.reserveCapacity(frames.count)
+        for frame in frames { result.append(try geometry.process(frame)) }
+        return result
+    }
+
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
         var image = bitmap
         if let threshold = options.trimThreshold {

@@ -17,7 +17,8 @@ extension ImagePipeline {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
         let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
         do {
-            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, priority: priority)
+            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
+                                         priority: priority)
         } catch let error as ImagePipelineError {
             discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
             throw error
@@ -49,7 +50,7 @@ extension ImagePipeline {
     /// stored on disk. Returns the decoded pixels' share of the memory budget (if there is one),
     /// for the caller to hold as long as it holds the pixels.
     func decode(
-        _ data: Data, thumbnail: Int?, priority: LoadPriority
+        _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, priority: LoadPriority
     ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
@@ -58,8 +59,11 @@ extension ImagePipeline {
             // Taken on the worker, without waiting: the decode is committed, and only the end
             // of its pixels (processed, or the request done) gives the memory back; on failure
             // the reservation is dropped here, which releases it.
-            let reservation = budget.map { $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, decoder: decoder)) }
-            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits), reservation)
+            let reservation = budget.map {
+                $0.reserveNow(Self.decodedBytes(of: data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder))
+            }
+            return (try Self.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder, limits: limits),
+                    reservation)
         }
         recorder.record(.decodes)
         return (container, duration, reservation)
@@ -67,8 +71,9 @@ extension ImagePipeline {
 
     /// The bytes of pixels decoding `data` allocates, from its header: at the reduced scale JPEG
     /// decodes a thumbnail at (a power of two down to an eighth, not below the thumbnail), else
-    /// in full. 0 for data whose header does not read (the decode fails at once).
-    static func decodedBytes(of data: Data, thumbnail: Int?, decoder: any ImageDecoding) -> Int {
+    /// in full, times the frames kept of an animation. 0 for data whose header does not read (the
+    /// decode fails at once).
+    static func decodedBytes(of data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding) -> Int {
         guard let metadata = try? decoder.metadata(of: data) else { return 0 }
         var (width, height) = (max(0, metadata.width), max(0, metadata.height))
         if let thumbnail, thumbnail > 0, metadata.format == .jpeg {
@@ -76,17 +81,22 @@ extension ImagePipeline {
             while scale > 1, max(width, height) / scale < thumbnail { scale /= 2 }
             (width, height) = ((width + scale - 1) / scale, (height + scale - 1) / scale)
         }
+        let frames = max(1, min(metadata.frameCount, maximumFrames))
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        return overflow ? Int.max / 8 : min(pixels, Int.max / 8) * 4
+        let (total, overflowFrames) = pixels.multipliedReportingOverflow(by: frames)
+        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 8) * 4
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can),
     /// then resize to fit `thumbnail`, then convert the colours to sRGB — after the resize, so
     /// a thumbnail converts only its own pixels. Package-visible so the benchmarks can count its
     /// instructions under callgrind, which cannot run the concurrency runtime's threads here.
-    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits) throws -> ImageContainer {
-        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits,
+    /// `maximumFrames` above 1 keeps that many of an animation's frames, each treated the same way.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding,
+                                   limits: DecodingLimits) throws -> ImageContainer {
+        var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: maximumFrames <= 1, limits: limits,
                                       colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
+        if maximumFrames > 1 { options.maximumFrames = maximumFrames }
         let image: DecodedImage
         do {
             image = try decoder.decode(data, options: options)
@@ -102,6 +112,21 @@ extension ImagePipeline {
             }
         }
         image.pendingColorConversion?.apply(to: &bitmap)
-        return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        var container = ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        guard !image.laterFrames.isEmpty else { return container }
+        container.firstFrameDuration = image.firstFrame.duration
+        container.laterFrames = try image.laterFrames.map { frame in
+            var frame = frame
+            if let thumbnail, max(frame.bitmap.width, frame.bitmap.height) > thumbnail {
+                do {
+                    frame.bitmap = try Resize(maxPixelSize: thumbnail).process(frame.bitmap)
+                } catch {
+                    throw ImagePipelineError.decodingFailed(error)
+                }
+            }
+            image.pendingColorConversion?.apply(to: &frame.bitmap)
+            return frame
+        }
+        return container
     }
 }

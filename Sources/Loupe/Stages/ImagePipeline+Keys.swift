@@ -9,6 +9,8 @@ extension ImagePipeline {
         /// The request's custom cache key, else its URL.
         let dataKey: String
         let thumbnail: Int?
+        /// The most frames of an animation kept (``ImageRequest/maximumFrames``); 1 for the first alone.
+        let maximumFrames: Int
         let processorIdentifiers: [String]
         /// Computed once, with the key: every memory hit hashes its key, and hashing a URL with
         /// SipHash was most of a lookup. A request keeps its key, so a hit hashes one word.
@@ -19,20 +21,22 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String]) {
+        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, processorIdentifiers: [String]) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
+            self.maximumFrames = maximumFrames
             self.processorIdentifiers = processorIdentifiers
             var hasher = Hasher()
             hasher.combine(dataKey)
             hasher.combine(thumbnail)
+            hasher.combine(maximumFrames)
             hasher.combine(processorIdentifiers)
             hash = hasher.finalize()
         }
 
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
-                && lhs.processorIdentifiers == rhs.processorIdentifiers
+                && lhs.maximumFrames == rhs.maximumFrames && lhs.processorIdentifiers == rhs.processorIdentifiers
         }
 
         func hash(into hasher: inout Hasher) {
@@ -41,13 +45,15 @@ extension ImagePipeline {
 
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
-            ImageKey(dataKey: dataKey, thumbnail: thumbnail, processorIdentifiers: processorIdentifiers)
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, processorIdentifiers: processorIdentifiers)
         }
 
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
         var diskKey: String {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
-            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + processorIdentifiers).joined(separator: "\u{1F}")
+            // A first-frame key (every still image's) keeps the form it had before animations.
+            let framesPart = maximumFrames == 1 ? [] : ["loupe.frames(\(maximumFrames))"]
+            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
         /// The key as logged: data key, thumbnail and processors separated by " | ".

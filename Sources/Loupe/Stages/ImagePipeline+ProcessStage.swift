@@ -18,9 +18,19 @@ extension ImagePipeline {
         // stage always has one; without, its input would already be its result.
         guard let processor = key.processors.last else { return staged }
         let input = staged.container.bitmap
-        let (bitmap, duration) = try await runProcessingWork(priority: priority) {
+        let inputLaterFrames = staged.container.laterFrames
+        // Every frame of an animation through the same step, one after the other in one work item.
+        let ((bitmap, laterFrames), duration) = try await runProcessingWork(priority: priority) {
             do {
-                return try processor.process(input)
+                // A still image (and a first-frame request) takes the plain path, without arrays.
+                if inputLaterFrames.isEmpty { return (try processor.process(input), inputLaterFrames) }
+                let processed = try processor.process(frames: [input] + inputLaterFrames.map(\.bitmap))
+                guard processed.count == inputLaterFrames.count + 1, let first = processed.first else {
+                    throw ProcessingError.invalidParameter("\(processor.identifier) returned \(processed.count) frames for \(inputLaterFrames.count + 1)")
+                }
+                var laterFrames = inputLaterFrames
+                for index in laterFrames.indices { laterFrames[index].bitmap = processed[index + 1] }
+                return (first, laterFrames)
             } catch {
                 throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
             }
@@ -31,6 +41,7 @@ extension ImagePipeline {
             "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
         ])
         staged.container.bitmap = bitmap
+        staged.container.laterFrames = laterFrames
         // The input's pixels are no longer this image's: their share of the budget goes with them.
         staged.reservation = nil
         staged.timings.processing = (staged.timings.processing ?? .zero) + duration
