@@ -53,9 +53,11 @@ let package = Package(
         // (Sources/CLoupeCodecs/lazy_library.h says why) and includes their headers from
         // /usr/include (libheif-dev, libavif-dev, libjxl-dev; Scripts/setup.sh). giflib has no
         // .pc file, so it is named here; so is libdeflate (the PNG fast path's inflater, used
-        // from the shim's C only, its header in /usr/include).
+        // from the shim's C only, its header in /usr/include), libimagequant (the GIF encoder's palettes) and
+        // libwebpmux (animated WebP output), whose .pc file the CWebP module does not name.
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
-                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate")]),
+                linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate"), .linkedLibrary("imagequant"),
+                                .linkedLibrary("webpmux")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
         .executableTarget(name: "LoupeURLFuzz", dependencies: ["LoupeServer", "Loupe", "LoupeCodecs"], path: "Fuzz/LoupeURLFuzz", swiftSettings: strict),

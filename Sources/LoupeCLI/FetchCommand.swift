@@ -36,7 +36,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write each result image into this folder (created if missing); file names come from the sources.", valueName: "dir"))
     var out: String?
 
-    @Option(help: "Format of written images (default: the source's own; GIF becomes PNG).")
+    @Option(help: "Format of written images (default: the source's own; GIF and WebP animations stay animated).")
     var format: OutputFormat?
 
     @Option(help: ArgumentHelp("JPEG / WebP quality of written images, 1-100.", valueName: "1-100"))

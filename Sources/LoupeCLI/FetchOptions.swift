@@ -7,7 +7,7 @@ struct FetchOptions: Sendable {
     var thumbnail: Int?
     /// Where results are written; `nil` writes nothing.
     var outputDirectory: URL?
-    /// The output format; `nil` keeps the source's (GIF becomes PNG: Loupe writes no GIF).
+    /// The output format; `nil` keeps the source's (HEIF and JPEG XL become WebP).
     var format: OutputFormat?
     /// JPEG and WebP quality.
     var quality: Int

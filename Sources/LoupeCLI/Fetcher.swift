@@ -23,7 +23,12 @@ struct Fetcher: Sendable {
     func fetch(_ source: FetchSource, outputStem: String) async -> Result<FetchedImage, FetchFailure> {
         let start = ContinuousClock.now
         do {
-            let request = ImageRequest(url: try source.url.get(), thumbnail: options.thumbnail)
+            var request = ImageRequest(url: try source.url.get(), thumbnail: options.thumbnail)
+            // An animation written to --out in a format that animates keeps its frames (up to the
+            // pipeline's frame limit); anything else needs the first frame alone.
+            if options.outputDirectory != nil, options.format.map(\.animates) ?? true {
+                request.maximumFrames = pipeline.configuration.decodingLimits.maxFrameCount
+            }
             let response = try await pipeline.image(for: request)
             // A memory hit carries no data; the data is then on disk, or loaded again.
             let data: Data
@@ -85,7 +90,8 @@ struct Fetcher: Sendable {
         }
         if let directory = options.outputDirectory {
             let outputFormat = OutputFormat.resolved(options.format, source: container.metadata.format)
-            let encoded = try ImageEncoder().encode(bitmap, as: outputFormat.encoderFormat(quality: options.quality))
+            let encoded = try ImageEncoder().encode(container.frames, loopCount: container.metadata.loopCount ?? 0,
+                                                    as: outputFormat.encoderFormat(quality: options.quality))
             let url = directory.appendingPathComponent(outputStem + "." + outputFormat.fileExtension)
             do {
                 // Atomic: a reader, or a run killed midway, never sees half a file.

@@ -3,16 +3,17 @@ import LoupeCodecs
 
 /// `--format`: what results are written as.
 enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
-    case jpeg, png, webp, avif
+    case jpeg, png, webp, avif, gif
 
-    /// The format a result is written in: the one asked for, else the source's own (GIF, which
-    /// Loupe does not write, becomes PNG, which keeps its transparency; HEIF and JPEG XL, which
-    /// it does not write either, become WebP, which keeps theirs at a photo's size).
+    /// The format a result is written in: the one asked for, else the source's own (HEIF and
+    /// JPEG XL, which Loupe does not write, become WebP, which keeps their transparency at a
+    /// photo's size).
     static func resolved(_ asked: OutputFormat?, source: ImageFormat) -> OutputFormat {
         if let asked { return asked }
         switch source {
         case .jpeg: return .jpeg
-        case .png, .gif: return .png
+        case .gif: return .gif
+        case .png: return .png
         case .webp, .heif, .jxl: return .webp
         case .avif: return .avif
         }
@@ -24,6 +25,7 @@ enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
         case .png: .png
         case .webp: .webp(quality: quality)
         case .avif: .avif(quality: quality)
+        case .gif: .gif
         }
     }
 
@@ -33,8 +35,12 @@ enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
         case .png: "png"
         case .webp: "webp"
         case .avif: "avif"
+        case .gif: "gif"
         }
     }
+
+    /// Whether results in this format keep an animation's frames (GIF and WebP do).
+    var animates: Bool { self == .gif || self == .webp }
 }
 
 /// `--placeholder`: which compact placeholder string to compute.

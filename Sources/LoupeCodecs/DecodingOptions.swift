@@ -10,6 +10,9 @@ public struct DecodingOptions: Sendable, Equatable {
     public var appliesOrientation: Bool
     /// Decode only the first frame of an animation.
     public var firstFrameOnly: Bool
+    /// Decode at most this many frames of an animation and drop the rest, as imgproxy's
+    /// `max_animation_frames` does; the limits then apply to the frames kept. nil: every frame.
+    public var maximumFrames: Int?
     /// Size and frame limits checked before allocation.
     public var limits: DecodingLimits
     /// Whether colours are converted to sRGB through the file's ICC profile or PNG colour
@@ -36,5 +39,10 @@ public struct DecodingOptions: Sendable, Equatable {
         self.colorManagement = colorManagement
         self.sixteenBitReduction = sixteenBitReduction
         self.minimumScale = minimumScale
+    }
+
+    /// How many of an animation's `available` frames to decode.
+    func framesToDecode(of available: Int) -> Int {
+        firstFrameOnly ? 1 : min(available, max(1, maximumFrames ?? available))
     }
 }

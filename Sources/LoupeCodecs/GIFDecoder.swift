@@ -17,11 +17,11 @@ public struct GIFDecoder: ImageDecoding {
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             let limits = options.limits
-            // The scan skips compressed pixel data and stops one frame past the limit, so a
-            // million-frame file costs little.
-            let metadata = try scan(raw, maxFrames: limits.maxFrameCount)
+            // The scan skips compressed pixel data and stops one frame past the limit (or past
+            // the frames asked for), so a million-frame file costs little.
+            let metadata = try scan(raw, maxFrames: min(limits.maxFrameCount, max(1, options.maximumFrames ?? Int.max)))
             try limits.checkSize(metadata)
-            let frameLimit = options.firstFrameOnly ? 1 : metadata.frameCount
+            let frameLimit = options.framesToDecode(of: metadata.frameCount)
             try limits.checkFrames(frameLimit, of: metadata)
             var message = CMessage()
             let created = message.withPointer { lc_gif_create(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, $0) }

@@ -19,6 +19,9 @@ public struct ImageEncoder: Sendable {
         /// AVIF at `quality` 0...100 (8-bit 4:2:0, tagged sRGB), encoded by libaom at `speed`
         /// 0 (slowest, smallest) ... 10; 8 suits thumbnails made on request.
         case avif(quality: Int, speed: Int = 8)
+        /// GIF: up to 256 colours per frame chosen by libimagequant and dithered, one-bit
+        /// transparency (alpha under half is transparent). Animations keep their frames.
+        case gif
 
         /// The container format this produces.
         public var imageFormat: ImageFormat {
@@ -27,6 +30,19 @@ public struct ImageEncoder: Sendable {
             case .png: .png
             case .webp, .webpLossless: .webp
             case .avif: .avif
+            case .gif: .gif
+            }
+        }
+
+        /// The largest width or height the format stores: JPEG, WebP and GIF keep sizes in 16,
+        /// 14 and 16 bits; refusing here is clearer than failing deep in C.
+        var maximumSide: Int {
+            switch self {
+            case .jpeg: 65_500
+            case .png: Int(Int32.max)
+            case .webp, .webpLossless: 16_383
+            case .avif: 65_536
+            case .gif: 65_535
             }
         }
     }
@@ -49,13 +65,7 @@ public struct ImageEncoder: Sendable {
     /// request (size beyond the format, quality out of range) and `.encodingFailed` with the
     /// library's message otherwise.
     public func encode(_ bitmap: Bitmap, as format: Format) throws -> Data {
-        // JPEG and WebP store sizes in 16 and 14 bits; refuse here rather than deep in C.
-        let maxSide = switch format {
-        case .jpeg: 65_500
-        case .png: Int(Int32.max)
-        case .webp, .webpLossless: 16_383
-        case .avif: 65_536
-        }
+        let maxSide = format.maximumSide
         guard bitmap.width <= maxSide, bitmap.height <= maxSide else {
             throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
         }
@@ -87,6 +97,9 @@ public struct ImageEncoder: Sendable {
                     let icc = [UInt8](profile ?? Data())
                     return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
                                           icc, icc.count, &output, &size, text)
+                case .gif:
+                    var frames: [UnsafePointer<UInt8>?] = [base]
+                    return lc_gif_encode(&frames, nil, 1, width, height, stride, 0, Int32(Self.gifQuantizationSpeed), &output, &size, text)
                 }
             }
         }
@@ -100,6 +113,7 @@ public struct ImageEncoder: Sendable {
         case .webp, .webpLossless:
             ProfileEmbedding.webp(encoded, profile: profile, width: bitmap.width, height: bitmap.height, hasAlpha: bitmap.hasTransparency)
         case .avif: encoded  // libavif wrote it
+        case .gif: encoded  // GIF has no colour profiles; it means sRGB
         }
     }
 }

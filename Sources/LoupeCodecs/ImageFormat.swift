@@ -1,4 +1,5 @@
-/// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP and AVIF.
+/// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP (animated too), GIF (animated too)
+/// and AVIF.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case jpeg
     case png

@@ -56,7 +56,7 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions, plan: ColorPlan) throws -> DecodedImage {
-        let wanted = options.firstFrameOnly ? 1 : metadata.frameCount
+        let wanted = options.framesToDecode(of: metadata.frameCount)
         try options.limits.checkFrames(wanted, of: metadata)
         var previousTimestamp: Int32 = 0
         let frames = try FrameCollector(format: .webp, width: metadata.width, height: metadata.height)
@@ -72,7 +72,9 @@ public struct WebPDecoder: ImageDecoding {
                 }
                 return (status, .milliseconds(Int(timestamp - previousTimestamp)))
             }
-        return DecodedImage(metadata: metadata, firstFrame: frames.first, laterFrames: frames.later)
+        var decoded = metadata
+        if !options.firstFrameOnly { decoded.frameCount = 1 + frames.later.count }
+        return DecodedImage(metadata: decoded, firstFrame: frames.first, laterFrames: frames.later)
     }
 
     private func withContainer<T>(_ raw: UnsafeRawBufferPointer,

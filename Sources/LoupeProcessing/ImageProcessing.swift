@@ -13,9 +13,20 @@ public protocol ImageProcessing: Sendable {
     var identifier: String { get }
     /// Returns the processed bitmap; never modifies the input (bitmaps are values).
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap
+    /// Returns an animation's frames processed: all of one size, so that they stay one
+    /// animation. The default runs ``process(_:)`` on each; a step whose size depends on the
+    /// pixels (a trim) overrides it to give every frame the same geometry.
+    func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap]
 }
 
 extension ImageProcessing {
+    public func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
+        var result: [Bitmap] = []
+        result.reserveCapacity(frames.count)
+        for frame in frames { result.append(try process(frame)) }
+        return result
+    }
+
     /// This step followed by `next`, as one processor.
     public func then(_ next: any ImageProcessing) -> ProcessorChain {
         ProcessorChain([self, next])

@@ -24,4 +24,11 @@ public struct ProcessorChain: ImageProcessing {
         for processor in processors { result = try processor.process(result) }
         return result
     }
+    /// Each step's own frame handling in turn, so a step that gives every frame one geometry
+    /// still does inside a chain.
+    public func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
+        var result = frames
+        for processor in processors { result = try processor.process(frames: result) }
+        return result
+    }
 }

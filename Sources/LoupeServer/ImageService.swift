@@ -54,8 +54,11 @@ final class ImageService: Sendable {
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
         localLoader = settings.localRoot.map { RootedFileLoader(fileSystem: $0, maximumSize: settings.maximumSourceBytes) }
         if let localLoader { configuration.localDataLoader = localLoader }
-        configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1_000,
-                                                      maxTotalPixelCount: max(settings.maximumSourcePixels, 400_000_000))
+        // imgproxy's rule: the frames kept times the canvas may not pass the source pixel limit
+        // (checked from the header, before a frame is decoded).
+        configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels,
+                                                      maxFrameCount: max(1_000, settings.maximumAnimationFrames),
+                                                      maxTotalPixelCount: settings.maximumSourcePixels)
         configuration.maximumConcurrentProcessing = settings.workers
         configuration.memoryBudget = memoryBudget
         configuration.maximumConcurrentDataLoads = max(6, settings.workers * 2)
@@ -85,6 +88,9 @@ final class ImageService: Sendable {
         var negotiated: Bool
         /// The output format when known before loading.
         var format: ImageFormat?
+        /// Whether `Accept` lists WebP: an animation negotiated to AVIF, which Loupe writes
+        /// still, becomes WebP then, as in imgproxy.
+        var acceptsWebP = false
         /// Names the result (options + source + format decision, and a local file's version),
         /// not the signature.
         var resultKey: String
@@ -103,14 +109,16 @@ final class ImageService: Sendable {
         let (url, local) = try sourceURL(parsed.source)
         var format = options.format
         let negotiated = format == nil
+        let acceptsWebP = accept.map { Self.accepts($0, "image/webp") } ?? false
         if negotiated, let accept {
             if settings.negotiatesAVIF, Self.accepts(accept, "image/avif") {
                 format = .avif
-            } else if Self.accepts(accept, "image/webp") {
+            } else if acceptsWebP {
                 format = .webp
             }
         }
-        let formatDecision = format?.rawValue ?? "source"
+        // A negotiated AVIF is WebP for an animation when `Accept` lists WebP: part of the decision.
+        let formatDecision = (format?.rawValue ?? "source") + (negotiated && format == .avif && acceptsWebP ? "+webp" : "")
         let version = local.map { "\nv=" + $0.version } ?? ""
         let mark = watermarkStep(for: options)
         // The step's identifier: the mark's digest and the opacity after the server's factor,
@@ -120,7 +128,11 @@ final class ImageService: Sendable {
         var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
                                         watermark: mark)
         if let local { request.cacheKey = local.pipelineKey }
-        return Plan(url: url, options: options, negotiated: negotiated, format: format, resultKey: resultKey,
+        // Frames are decoded only for a result that can keep them (a negotiated AVIF may turn WebP).
+        if format.map({ Self.animates($0) || (negotiated && $0 == .avif) }) ?? true {
+            request.maximumFrames = options.maxAnimationFrames ?? 1
+        }
+        return Plan(url: url, options: options, negotiated: negotiated, format: format, acceptsWebP: acceptsWebP, resultKey: resultKey,
                     request: request, lastModified: local?.attributes.modified)
     }
 
@@ -141,6 +153,7 @@ final class ImageService: Sendable {
         guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
+        options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
         resolveQualities(&options)
     }
 
@@ -208,17 +221,19 @@ final class ImageService: Sendable {
         // (network, decode or processing); the encoder's wait is added below.
         let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
         var waited = timings.total > working ? timings.total - working : .zero
-        let decoded = response.bitmap
+        let container = response.container
         // Asked once: the format choice and JPEG's flattening both need it.
-        let transparent = decoded.hasTransparency
-        let format = plan.format ?? Self.resultFormat(forSource: response.container.metadata.format, transparent: transparent)
+        let transparent = container.bitmap.hasTransparency
+        let format = Self.resultFormat(planned: plan.format, negotiated: plan.negotiated, acceptsWebP: plan.acceptsWebP,
+                                       source: container.metadata.format, transparent: transparent, animated: !container.laterFrames.isEmpty)
         let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool.
         let (result, encodeStart) = try await encodingQueue.runOffPool(priority: priority) {
             let encodeStart = ContinuousClock.now
-            let encoded = try encoder.encode(decoded, transparent: transparent, flattened: plan.options.background != nil)
+            let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
+                                             flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
         }
         let encodeTime = encodeStart.duration(to: .now)
@@ -288,16 +303,30 @@ final class ImageService: Sendable {
         return (options.width, options.height)
     }
 
-    /// The format of a result whose URL names none: the source's, where the service writes it;
-    /// PNG for GIF (first frame); for HEIF and JPEG XL, which browsers mostly cannot show, JPEG,
-    /// or PNG when the image has transparency.
+    /// The format of a result whose URL names none: the source's, where the service writes it
+    /// (GIF stays GIF, as in imgproxy, animated or not); for HEIF and JPEG XL, which browsers
+    /// mostly cannot show, JPEG, or PNG when the image has transparency.
     static func resultFormat(forSource source: ImageFormat, transparent: Bool) -> ImageFormat {
         switch source {
-        case .jpeg, .png, .webp, .avif: source
-        case .gif: .png
+        case .jpeg, .png, .webp, .avif, .gif: source
         case .heif, .jxl: transparent ? .png : .jpeg
         }
     }
+
+    /// The result's format, the one policy for it: the URL's (`planned`, not `negotiated`)
+    /// whatever the source — an animation written to a format that cannot animate becomes its
+    /// first frame, as in imgproxy; one chosen from `Accept`, except that an animation does not
+    /// go AVIF (which Loupe writes still) but WebP when `Accept` lists it, else the source's
+    /// rule; without either, ``resultFormat(forSource:transparent:)``.
+    static func resultFormat(planned: ImageFormat?, negotiated: Bool, acceptsWebP: Bool, source: ImageFormat, transparent: Bool,
+                             animated: Bool) -> ImageFormat {
+        if let planned, !(negotiated && animated && !animates(planned)) { return planned }
+        if planned != nil, acceptsWebP { return .webp }
+        return resultFormat(forSource: source, transparent: transparent)
+    }
+
+    /// Whether results in `format` keep an animation's frames.
+    static func animates(_ format: ImageFormat) -> Bool { format == .gif || format == .webp }
 
     /// Whether an `Accept` header lists `type` (with a non-zero quality).
     static func accepts(_ accept: String, _ type: String) -> Bool {

@@ -2,6 +2,34 @@ import LoupeCodecs
 import LoupeProcessing
 
 extension ImgproxyGeometry: SourceScaledProcessing {
+    /// An animation's frames, each through the same steps. The trim is left out, as imgproxy
+    /// leaves it out for animations: it would cut each frame to its own content, and the
+    /// frames must keep one size. All frames together may not grow past the larger of the
+    /// source's frames and one result at the side limit, checked before any is made: enlarging
+    /// or extending a small many-frame animation would otherwise multiply its memory.
+    func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
+        var geometry = self
+        if frames.count > 1, options.trimThreshold != nil {
+            var untrimmed = options
+            untrimmed.trimThreshold = nil
+            geometry = ImgproxyGeometry(options: untrimmed, filters: filters, resultLimit: resultLimit)
+        }
+        if frames.count > 1, let first = frames.first {
+            let plan = geometry.plan(width: first.width, height: first.height)
+            let framed = framedSize(plan)
+            // In Double: a plan's sizes before checkLimits may be far beyond any real image.
+            let perFrame = max(Double(framed.width) * Double(framed.height), Double(plan.scaledWidth) * Double(plan.scaledHeight))
+            let allowed = max(Double(first.width) * Double(first.height) * Double(frames.count), Double(resultLimit) * Double(resultLimit))
+            guard perFrame * Double(frames.count) <= allowed else {
+                throw .invalidParameter("\(frames.count) frames of \(framed.width)x\(framed.height) would exceed \(Int(allowed)) pixels in all")
+            }
+        }
+        var result: [Bitmap] = []
+        result.reserveCapacity(frames.count)
+        for frame in frames { result.append(try geometry.process(frame)) }
+        return result
+    }
+
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
         try process(bitmap, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
     }

@@ -10,7 +10,7 @@ extension ImgproxyURL {
     /// The canonical names this file parses (``applyOutputOption(_:name:args:to:)``).
     static let outputOptionNames: Set<String> = [
         "sharpen", "pixelate", "format_quality", "max_bytes", "keep_copyright", "strip_color_profile",
-        "raw", "skip_processing", "filename", "return_attachment", "preset",
+        "raw", "skip_processing", "filename", "return_attachment", "preset", "max_animation_frames",
     ]
 
     /// The largest `max_bytes` taken: far above any result a quality can shrink, and small
@@ -52,6 +52,14 @@ extension ImgproxyURL {
                 guard let format else { continue }
                 options.formatQuality[format] = quality == 0 ? nil : quality
             }
+        case "max_animation_frames":
+            // imgproxy takes it only with IMGPROXY_ALLOW_SECURITY_OPTIONS; here a URL may lower
+            // the server's --max-animation-frames, never raise it (ImageService.check).
+            let text = try single()
+            guard let frames = Int(text), frames >= 1 else {
+                throw .badOption("max_animation_frames '\(text)' in '\(name)' is not a whole number of frames, 1 or more")
+            }
+            options.maxAnimationFrames = frames
         case "max_bytes":
             let text = try single()
             guard let bytes = Int(text), bytes >= 0, bytes <= maximumMaxBytes else {

@@ -103,6 +103,7 @@ public struct ImgproxyURL: Sendable, Equatable {
         "rotate": "rotate", "rot": "rotate", "flip": "flip", "fl": "flip", "auto_rotate": "auto_rotate", "ar": "auto_rotate",
         "max_result_dimension": "max_result_dimension", "mrd": "max_result_dimension",
         "watermark": "watermark", "wm": "watermark",
+        "max_animation_frames": "max_animation_frames", "maf": "max_animation_frames",
     ]
 
     /// Applies one `name:arg:arg` segment.
@@ -217,7 +218,8 @@ public struct ImgproxyURL: Sendable, Equatable {
         case "png": return .png
         case "webp": return .webp
         case "avif": return .avif
-        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif)")
+        case "gif": return .gif
+        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif, gif)")
         }
     }
 

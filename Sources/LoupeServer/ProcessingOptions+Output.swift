@@ -25,6 +25,8 @@ extension ProcessingOptions {
             key += ";fq=" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ",")
         }
         if maxBytes > 0 { key += ";mb=\(maxBytes)" }
+        // Only animations differ; 1 (first frame, every still image) keeps the keys it had.
+        if let frames = maxAnimationFrames, frames > 1 { key += ";maf=\(frames)" }
         if raw { key += ";raw" }
         if !skipProcessing.isEmpty { key += ";skp=" + skipProcessing.map(\.rawValue).sorted().joined(separator: ",") }
         return key

@@ -80,6 +80,10 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `max_bytes`/`mb`: the largest result in bytes for JPEG, WebP and AVIF, reached by lowering
     /// the quality (0: no limit).
     public var maxBytes = 0
+    /// `max_animation_frames`/`maf`: the most frames of an animation kept, the rest dropped; 1
+    /// makes the result the first frame. Once the service has checked the options: the URL's
+    /// value capped at the server's ``ServerSettings/maximumAnimationFrames``, or that setting.
+    public var maxAnimationFrames: Int?
     /// `raw`: the source's bytes as they are, after the limits are checked.
     public var raw = false
     /// `skip_processing`/`skp`: source formats answered with the source's bytes when the result

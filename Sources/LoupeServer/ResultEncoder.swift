@@ -36,16 +36,26 @@ struct ResultEncoder: Sendable {
     /// `bitmap` encoded; `transparent` says whether it has transparency (asked once by the
     /// caller), `flattened` whether the URL's `background` already removed it.
     func encode(_ bitmap: Bitmap, transparent: Bool, flattened: Bool) throws -> Data {
-        var bitmap = bitmap
+        try encode([ImageFrame(bitmap: bitmap)], loopCount: 0, transparent: transparent, flattened: flattened)
+    }
+
+    /// `frames` encoded: an animation played `loopCount` times (0: forever) in GIF and WebP,
+    /// the first frame alone in the formats that cannot animate. `transparent` says whether the
+    /// first frame has transparency (asked once by the caller), `flattened` whether the URL's
+    /// `background` already removed it.
+    func encode(_ frames: [ImageFrame], loopCount: Int, transparent: Bool, flattened: Bool) throws -> Data {
+        guard var frames = frames.first.map({ Self.animates(format) ? frames : [$0] }), !frames.isEmpty else {
+            throw ImageCodecError.invalidBitmap("no frames to encode")
+        }
         if format == .jpeg, !flattened, transparent {
             // JPEG has no alpha: flatten onto white rather than leave what lies under
             // transparent pixels visible.
-            bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(bitmap)
+            frames[0].bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(frames[0].bitmap)
         }
-        guard isLossy else { return try ImageEncoder().encode(bitmap, as: .png) }
+        guard isLossy else { return try ImageEncoder().encode(frames, loopCount: loopCount, as: format == .gif ? .gif : .png) }
         var quality = self.quality
         while true {
-            let data = try encode(bitmap, quality: quality)
+            let data = try ImageEncoder().encode(frames, loopCount: loopCount, as: encoderFormat(quality: quality))
             guard maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
             quality = Self.nextQuality(after: quality, size: data.count, target: maxBytes)
         }
@@ -62,12 +72,16 @@ struct ResultEncoder: Sendable {
         return max(1, min(quality - 1, scaled))
     }
 
-    private func encode(_ bitmap: Bitmap, quality: Int) throws -> Data {
+    private func encoderFormat(quality: Int) -> ImageEncoder.Format {
         switch format {
-        case .jpeg: return try ImageEncoder().encode(bitmap, as: .jpeg(quality: quality))
-        case .webp: return try ImageEncoder().encode(bitmap, as: .webp(quality: quality))
-        case .avif: return try ImageEncoder().encode(bitmap, as: .avif(quality: quality))
-        case .png, .gif, .heif, .jxl: return try ImageEncoder().encode(bitmap, as: .png)
+        case .jpeg: .jpeg(quality: quality)
+        case .webp: .webp(quality: quality)
+        case .avif: .avif(quality: quality)
+        case .gif: .gif
+        case .png, .heif, .jxl: .png
         }
     }
+
+    /// Whether `format`'s results keep an animation's frames (``ImageService/animates(_:)``).
+    private static func animates(_ format: ImageFormat) -> Bool { ImageService.animates(format) }
 }

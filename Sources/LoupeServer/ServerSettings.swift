@@ -38,6 +38,10 @@ public struct ServerSettings: Sendable {
     public var maximumSourcePixels = 50_000_000
     /// Largest side of a result, in pixels.
     public var maximumResultDimension = 8192
+    /// The most frames of an animated source kept, the rest dropped (imgproxy's
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES`, and its default: 1 answers an animation's first frame).
+    /// The frames kept times the canvas count against ``maximumSourcePixels``, from the header.
+    public var maximumAnimationFrames = 1
     /// Decodes and processing at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
@@ -118,6 +122,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-source-size", help: "largest source in MB, fractions allowed (default 50)"),
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, fractions allowed, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
+        Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame (default 1)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
         Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64)"),
@@ -140,6 +145,9 @@ public struct ServerSettings: Sendable {
         Setting(flag: "watermark-data", help: "base64 image drawn by watermark/wm (over --watermark-path and --watermark-url)"),
         Setting(flag: "watermark-opacity", help: "multiplies every URL's watermark opacity, 0 to 1 (default 1)"),
     ]
+
+    /// The largest `max-animation-frames`: far more than any animation a pixel limit admits.
+    static let largestAnimationFrames = 100_000
 
     /// The largest `max-source-size`, in MB.
     static let largestSourceMegabytes = 4096
@@ -236,6 +244,7 @@ public struct ServerSettings: Sendable {
             .map { max(1, Int(($0 * Double(1 << 20)).rounded())) } ?? maximumSourceBytes
         maximumSourcePixels = try decimal("max-source-pixels", upTo: 1000).map { max(1, Int(($0 * 1_000_000).rounded())) } ?? maximumSourcePixels
         maximumResultDimension = try integer("max-result-dimension", 1...Self.largestResultDimension) ?? maximumResultDimension
+        maximumAnimationFrames = try integer("max-animation-frames", 1...Self.largestAnimationFrames) ?? maximumAnimationFrames
         workers = try integer("workers", 1...1024) ?? workers
         queueLength = try integer("queue", 0...Self.largestQueue) ?? queueLength
         memoryBudget = try integer("memory-budget", 1...1 << 20).map { $0 << 20 } ?? memoryBudget

@@ -91,6 +91,33 @@ import Testing
         #expect(written.metadata.format == .webp && written.bitmap.width == 200)
     }
 
+    /// An animated GIF written to --out as GIF (its own format) and as WebP keeps every frame,
+    /// each frame's delay and the loop count, every frame at the thumbnail size; as JPEG, the
+    /// first frame.
+    @Test func animationsStayAnimatedInAnimatingFormats() async throws {
+        let source = try Corpus.data("gdk-pixbuf/aero.gif")
+        let original = try ImageDecoder().decode(source, options: DecodingOptions())
+        let file = folder.path("aero.gif")
+        try source.write(to: URL(fileURLWithPath: file))
+        for (format, expectedFormat, frames) in [(nil, ImageFormat.gif, 56), ("webp", .webp, 56), ("jpeg", .jpeg, 1)] as [(String?, ImageFormat, Int)] {
+            let out = folder.path("animated-\(format ?? "own")")
+            let run = try await LoupeRun.run(
+                ["fetch", "--json", "--no-cache", "--thumbnail", "100", "--out", out] + (format.map { ["--format", $0] } ?? []) + [file],
+                home: folder.url)
+            #expect(run.status == 0, "\(run.standardError)")
+            let path = try #require(try run.objects().first?["path"] as? String)
+            let written = try ImageDecoder().decode(Data(contentsOf: URL(fileURLWithPath: path)), options: DecodingOptions())
+            #expect(written.metadata.format == expectedFormat)
+            #expect(written.frames.count == frames, "\(expectedFormat)")
+            #expect(written.frames.allSatisfy { $0.bitmap.width == 100 && $0.bitmap.height == 54 }, "\(expectedFormat)")
+            guard frames > 1 else { continue }
+            #expect(written.metadata.loopCount == original.metadata.loopCount)
+            // WebP's timestamps must grow: a frame of no delay is written as 1 ms.
+            let durations = original.frames.map { expectedFormat == .webp && $0.duration == .zero ? .milliseconds(1) : $0.duration }
+            #expect(written.frames.map(\.duration) == durations, "\(expectedFormat)")
+        }
+    }
+
     @Test func everyErrorKindIsReportedAndTheOthersStillSucceed() async throws {
         let refused = "http://127.0.0.1:\(try freeLoopbackPort())/nobody-listens.jpg"
         let sources = [
@@ -221,7 +248,7 @@ import Testing
     @Test(arguments: [
         ["fetch"],
         ["fetch", "--quality", "0", "x.jpg"],
-        ["fetch", "--format", "gif", "x.jpg"],
+        ["fetch", "--format", "bmp", "x.jpg"],
         ["fetch", "--concurrency", "0", "x.jpg"],
         ["fetch", "--thumbnail", "-5", "x.jpg"],
         ["fetch", "--no-such-option", "x.jpg"],

@@ -132,11 +132,11 @@ import Testing
     }
 
     /// Without a format in the URL a result keeps its source's format where browsers show it;
-    /// HEIF and JPEG XL become JPEG (PNG with transparency), a GIF its first frame as PNG.
+    /// HEIF and JPEG XL become JPEG (PNG with transparency); a GIF stays GIF, as in imgproxy.
     @Test func resultFormatOfASourceWithoutANamedFormat() {
         let cases: [(ImageFormat, Bool, ImageFormat)] = [
             (.jpeg, false, .jpeg), (.png, true, .png), (.webp, true, .webp), (.avif, false, .avif),
-            (.gif, false, .png), (.heif, false, .jpeg), (.heif, true, .png), (.jxl, false, .jpeg), (.jxl, true, .png),
+            (.gif, false, .gif), (.gif, true, .gif), (.heif, false, .jpeg), (.heif, true, .png), (.jxl, false, .jpeg), (.jxl, true, .png),
         ]
         for (source, transparent, expected) in cases {
             #expect(ImageService.resultFormat(forSource: source, transparent: transparent) == expected, "\(source)")

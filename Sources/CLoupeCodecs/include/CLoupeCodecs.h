@@ -149,6 +149,12 @@ void lc_webp_destroy(lc_webp *webp);
 /// Encodes RGBA to WebP: lossy at `quality` 0...100, or lossless when `lossless` is 1.
 int lc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int lossless,
                    float quality, uint8_t **out, size_t *out_size, char *message);
+/// Encodes `count` RGBA frames of one size (each `stride` bytes per row) as an animated WebP
+/// (libwebpmux's WebPAnimEncoder): each shown `durations_ms[i]`, the whole `loop_count` times
+/// (0: forever). `*out` is freed with lc_free.
+int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durations_ms, uint32_t count, uint32_t width,
+                             uint32_t height, size_t stride, int lossless, float quality, int loop_count, uint8_t **out,
+                             size_t *out_size, char *message);
 
 // MARK: - GIF (giflib)
 
@@ -172,6 +178,12 @@ lc_gif *lc_gif_create(const uint8_t *data, size_t size, char *message);
 /// LC_ERROR on failure. `delay_cs` is the frame's delay in hundredths of a second.
 int lc_gif_next_frame(lc_gif *gif, uint8_t *out, size_t stride, int *delay_cs, char *message);
 void lc_gif_destroy(lc_gif *gif);
+/// Encodes `count` RGBA frames of one size (each `stride` bytes per row) as a GIF: a palette of
+/// up to 256 colours per frame from libimagequant at `speed` 1 (best) ... 10, dithered; alpha
+/// under half transparent, the rest opaque. Frames show `delays_cs[i]` hundredths of a second;
+/// more than one frame loops `loop_count` times (0: forever). `*out` is freed with lc_free.
+int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32_t count, uint32_t width, uint32_t height,
+                  size_t stride, int loop_count, int speed, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - CICP colour description (HEIF/AVIF nclx, AV1/HEVC bitstreams)
 

@@ -5,7 +5,12 @@ public struct ImageContainer: Sendable, Equatable {
     /// The pixels: upright, downscaled to the request's thumbnail size and processed by its
     /// processors. For an animation, its first frame.
     public var bitmap: Bitmap
-    /// The source's header: format, full size, orientation, frame count.
+    /// Frames after the first, each processed like ``bitmap``, when the request kept an
+    /// animation (``ImageRequest/maximumFrames`` above 1); empty for still images.
+    public var laterFrames: [ImageFrame] = []
+    /// How long the first frame shows in an animation; zero for still images.
+    public var firstFrameDuration: Duration = .zero
+    /// The source's header: format, full size, orientation, frame count, loop count.
     public var metadata: ImageMetadata
     /// The size of the encoded source in bytes.
     public var dataCount: Int
@@ -18,5 +23,10 @@ public struct ImageContainer: Sendable, Equatable {
     }
 
     /// What the image costs in the memory cache: the bytes of its pixels.
-    var cost: Int { bitmap.bytesPerRow * bitmap.height }
+    var cost: Int {
+        laterFrames.reduce(bitmap.bytesPerRow * bitmap.height) { $0 + $1.bitmap.bytesPerRow * $1.bitmap.height }
+    }
+
+    /// Every frame in display order, ``bitmap`` first.
+    public var frames: [ImageFrame] { [ImageFrame(bitmap: bitmap, duration: firstFrameDuration)] + laterFrames }
 }

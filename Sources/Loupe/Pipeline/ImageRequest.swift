@@ -19,6 +19,13 @@ public struct ImageRequest: Sendable {
         get { storage.thumbnail }
         set { update { $0.thumbnail = newValue } }
     }
+    /// The most frames of an animation to keep, the rest dropped (imgproxy's
+    /// `max_animation_frames`): 1, the default, decodes the first frame alone; more keeps an
+    /// animation's frames, each processed like the first (``ImageContainer/laterFrames``).
+    public var maximumFrames: Int {
+        get { storage.maximumFrames }
+        set { update { $0.maximumFrames = max(1, newValue) } }
+    }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
         get { storage.processors }
@@ -61,6 +68,7 @@ public struct ImageRequest: Sendable {
     private final class Storage: Sendable {
         let url: URL
         let thumbnail: Int?
+        let maximumFrames: Int
         let processors: [any ImageProcessing]
         let priority: Priority
         let cachePolicy: CachePolicy
@@ -71,24 +79,27 @@ public struct ImageRequest: Sendable {
         init(fields: Fields) {
             url = fields.url
             thumbnail = fields.thumbnail
+            maximumFrames = fields.maximumFrames
             processors = fields.processors
             priority = fields.priority
             cachePolicy = fields.cachePolicy
             cacheKey = fields.cacheKey
             sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
-                dataKey: fields.cacheKey ?? fields.url.absoluteString, thumbnail: fields.thumbnail,
+                dataKey: fields.cacheKey ?? fields.url.absoluteString, thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames,
                 processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {
-            Fields(url: url, thumbnail: thumbnail, processors: processors, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey)
+            Fields(url: url, thumbnail: thumbnail, maximumFrames: maximumFrames, processors: processors, priority: priority,
+                   cachePolicy: cachePolicy, cacheKey: cacheKey)
         }
     }
 
     private struct Fields {
         var url: URL
         var thumbnail: Int?
+        var maximumFrames = 1
         var processors: [any ImageProcessing]
         var priority: Priority
         var cachePolicy: CachePolicy

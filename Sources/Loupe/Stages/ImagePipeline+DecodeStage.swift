@@ -18,7 +18,8 @@ extension ImagePipeline {
         let fetched = try await value(from: dataStage, for: key.data, priority: priority)
         let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
         do {
-            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, sourceScaling: key.sourceScaling, priority: priority)
+            container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
+                                         sourceScaling: key.sourceScaling, priority: priority)
         } catch let error as ImagePipelineError {
             discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
             throw error
@@ -50,7 +51,8 @@ extension ImagePipeline {
     /// stored on disk. Returns the decoded pixels' share of the memory budget (if there is one),
     /// for the caller to hold as long as it holds the pixels.
     func decode(
-        _ data: Data, thumbnail: Int?, sourceScaling: (any SourceScaledProcessing)? = nil, priority: LoadPriority
+        _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, sourceScaling: (any SourceScaledProcessing)? = nil,
+        priority: LoadPriority
     ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
         let decoder = configuration.decoder
         let limits = configuration.decodingLimits
@@ -63,9 +65,10 @@ extension ImagePipeline {
             // of its pixels (processed, or the request done) gives the memory back; on failure
             // the reservation is dropped here, which releases it.
             let reservation = budget.map {
-                $0.reserveNow(Self.decodedBytes(of: metadata, thumbnail: thumbnail, minimumScale: minimumScale))
+                $0.reserveNow(Self.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames, minimumScale: minimumScale))
             }
-            return (try Self.decodeWork(data, thumbnail: thumbnail, decoder: decoder, limits: limits, minimumScale: minimumScale), reservation)
+            return (try Self.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder, limits: limits,
+                                        minimumScale: minimumScale), reservation)
         }
         recorder.record(.decodes)
         return (container, duration, reservation)
@@ -82,29 +85,33 @@ extension ImagePipeline {
     }
 
     /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
-    /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full. 0 for data whose
-    /// header does not read (the decode fails at once).
-    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, minimumScale: Double? = nil) -> Int {
+    /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full, times the frames kept
+    /// of an animation. 0 for data whose header does not read (the decode fails at once).
+    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil) -> Int {
         guard let metadata else { return 0 }
         var (width, height) = (max(0, metadata.width), max(0, metadata.height))
         if metadata.format == .jpeg {
             let eighths = JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: thumbnail, minimumScale: minimumScale)
             (width, height) = ((width * eighths + 7) / 8, (height * eighths + 7) / 8)
         }
+        let frames = max(1, min(metadata.frameCount, maximumFrames))
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        return overflow ? Int.max / 8 : min(pixels, Int.max / 8) * 4
+        let (total, overflowFrames) = pixels.multipliedReportingOverflow(by: frames)
+        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 8) * 4
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
     /// to `thumbnail` or to `minimumScale` of the source), then resize to fit `thumbnail`, then
     /// convert the colours to sRGB — after the resize, so a thumbnail converts only its own
     /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
-    /// which cannot run the concurrency runtime's threads here.
-    package static func decodeWork(_ data: Data, thumbnail: Int?, decoder: any ImageDecoding, limits: DecodingLimits,
-                                   minimumScale: Double? = nil) throws -> ImageContainer {
-        let options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: true, limits: limits,
+    /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
+    /// that many of an animation's frames, each treated the same way.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding,
+                                   limits: DecodingLimits, minimumScale: Double? = nil) throws -> ImageContainer {
+        var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: maximumFrames <= 1, limits: limits,
                                       colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing,
                                       minimumScale: minimumScale)
+        if maximumFrames > 1 { options.maximumFrames = maximumFrames }
         let image: DecodedImage
         do {
             image = try decoder.decode(data, options: options)
@@ -120,6 +127,21 @@ extension ImagePipeline {
             }
         }
         image.pendingColorConversion?.apply(to: &bitmap)
-        return ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        var container = ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        guard !image.laterFrames.isEmpty else { return container }
+        container.firstFrameDuration = image.firstFrame.duration
+        container.laterFrames = try image.laterFrames.map { frame in
+            var frame = frame
+            if let thumbnail, max(frame.bitmap.width, frame.bitmap.height) > thumbnail {
+                do {
+                    frame.bitmap = try Resize(maxPixelSize: thumbnail).process(frame.bitmap)
+                } catch {
+                    throw ImagePipelineError.decodingFailed(error)
+                }
+            }
+            image.pendingColorConversion?.apply(to: &frame.bitmap)
+            return frame
+        }
+        return container
     }
 }

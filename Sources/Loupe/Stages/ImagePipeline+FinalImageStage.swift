@@ -43,6 +43,8 @@ extension ImagePipeline {
     private func storesProcessedImage(_ key: StageKey) -> Bool {
         configuration.dataCachePolicy == .storeAll && dataCacheWriter != nil
             && (key.image.thumbnail != nil || !key.processors.isEmpty)
+            // Stored as one JPEG or PNG, an animation would come back as its first frame.
+            && key.image.maximumFrames == 1
     }
 
     private func storedProcessedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage? {

@@ -9,6 +9,8 @@ extension ImagePipeline {
         /// The request's custom cache key, else its URL.
         let dataKey: String
         let thumbnail: Int?
+        /// The most frames of an animation kept (``ImageRequest/maximumFrames``); 1 for the first alone.
+        let maximumFrames: Int
         let processorIdentifiers: [String]
         /// The identifier of the first processor when it chose the decode's scale
         /// (``SourceScaledProcessing``): a decode made for it is not the full-size one.
@@ -22,14 +24,16 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, processorIdentifiers: [String], decodeScaling: String? = nil) {
+        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, processorIdentifiers: [String], decodeScaling: String? = nil) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
+            self.maximumFrames = maximumFrames
             self.processorIdentifiers = processorIdentifiers
             self.decodeScaling = decodeScaling
             var hasher = Hasher()
             hasher.combine(dataKey)
             hasher.combine(thumbnail)
+            hasher.combine(maximumFrames)
             hasher.combine(processorIdentifiers)
             hasher.combine(decodeScaling)
             hash = hasher.finalize()
@@ -37,7 +41,8 @@ extension ImagePipeline {
 
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
-                && lhs.processorIdentifiers == rhs.processorIdentifiers && lhs.decodeScaling == rhs.decodeScaling
+                && lhs.maximumFrames == rhs.maximumFrames && lhs.processorIdentifiers == rhs.processorIdentifiers
+                && lhs.decodeScaling == rhs.decodeScaling
         }
 
         func hash(into hasher: inout Hasher) {
@@ -46,13 +51,16 @@ extension ImagePipeline {
 
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
-            ImageKey(dataKey: dataKey, thumbnail: thumbnail, processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, processorIdentifiers: processorIdentifiers,
+                     decodeScaling: decodeScaling)
         }
 
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
         var diskKey: String {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
-            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + processorIdentifiers).joined(separator: "\u{1F}")
+            // A first-frame key (every still image's) keeps the form it had before animations.
+            let framesPart = maximumFrames == 1 ? [] : ["loupe.frames(\(maximumFrames))"]
+            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
         /// The key as logged: data key, thumbnail and processors separated by " | ", and a

@@ -24,10 +24,23 @@ extension ImagePipeline {
         let metadata = staged.container.metadata
         let turned = metadata.orientation.swapsDimensions
         let (sourceWidth, sourceHeight) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
-        let (bitmap, duration) = try await runProcessingWork(priority: priority) {
+        let inputLaterFrames = staged.container.laterFrames
+        // Every frame of an animation through the same step, one after the other in one work item.
+        let ((bitmap, laterFrames), duration) = try await runProcessingWork(priority: priority) {
             do {
-                if let scaling { return try scaling.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
-                return try processor.process(input)
+                // A still image (and a first-frame request) takes the plain path, without arrays.
+                if inputLaterFrames.isEmpty {
+                    if let scaling { return (try scaling.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight), inputLaterFrames) }
+                    return (try processor.process(input), inputLaterFrames)
+                }
+                // Animations (GIF, WebP) decode in full, so their frames need no source size.
+                let processed = try processor.process(frames: [input] + inputLaterFrames.map(\.bitmap))
+                guard processed.count == inputLaterFrames.count + 1, let first = processed.first else {
+                    throw ProcessingError.invalidParameter("\(processor.identifier) returned \(processed.count) frames for \(inputLaterFrames.count + 1)")
+                }
+                var laterFrames = inputLaterFrames
+                for index in laterFrames.indices { laterFrames[index].bitmap = processed[index + 1] }
+                return (first, laterFrames)
             } catch {
                 throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
             }
@@ -38,6 +51,7 @@ extension ImagePipeline {
             "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
         ])
         staged.container.bitmap = bitmap
+        staged.container.laterFrames = laterFrames
         // The input's pixels are no longer this image's: their share of the budget goes with them.
         staged.reservation = nil
         staged.timings.processing = (staged.timings.processing ?? .zero) + duration
