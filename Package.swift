@@ -60,6 +60,7 @@ let package = Package(
                                 .linkedLibrary("webpmux")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
+        .executableTarget(name: "LoupeURLFuzz", dependencies: ["LoupeServer", "Loupe", "LoupeCodecs"], path: "Fuzz/LoupeURLFuzz", swiftSettings: strict),
         // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
         // decodes, and the missing-library path; deliberately not a product.
         .executableTarget(

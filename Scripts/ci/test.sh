@@ -2,7 +2,7 @@
 # The whole test suite, exactly as CI runs it (.ci/run calls this script):
 #   1. installs system packages (Scripts/setup.sh),
 #   2. builds everything, tests included, with warnings as errors (set in Package.swift),
-#   3. runs every test,
+#   3. runs every test (and the playground page's in headless Chromium),
 #   4. builds and tests the embedding example (a package of its own),
 #   5. runs the concurrency-heavy targets again under ThreadSanitizer; any report fails the run,
 #   6. runs the tests again in an optimised (release) build,
@@ -50,6 +50,12 @@ swift test --skip-build --disable-xctest --filter LoupeServerTests
 # for its 90 minutes (~1.5 min here).
 echo "== cluster tests (Scripts/ops/cluster.sh: loupe serve instances behind nginx)"
 timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
+
+# Apart, because it drives a real browser: Debian's headless Chromium through Debian's
+# python3-selenium (hence /usr/bin/python3, not a venv's) against `loupe serve --dev` on
+# 127.0.0.1; bounded, its waits are too (~20 s here).
+echo "== playground browser tests (headless Chromium against loupe serve --dev)"
+timeout 300 /usr/bin/python3 Scripts/ci/playground-test.py --loupe .build/debug/loupe --screenshots .build/playground-screenshots
 
 # Apart, because it is a package of its own (an app that depends on Loupe by path and mounts its
 # image routes under /images), built the way a Swift server team would build theirs.

@@ -1,6 +1,7 @@
 import Foundation
 import LoupeCodecs
 import LoupeOrigin
+import LoupeServer
 
 /// What `loupe demo`'s origin serves: JPEGs generated on first request (each path its own
 /// colours), with every seventh poster of the feed missing and every eleventh an HTML page
@@ -47,5 +48,23 @@ private extension String {
     /// FNV-1a: the same colours for a path in every run (`hashValue` is seeded per process).
     var hashValueStable: UInt64 {
         utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+}
+
+extension DemoImages {
+    /// The playground's samples on the development origin: photos, a feed of twelve posters (two
+    /// failing: the seventh missing, the eleventh a web page) and a menu whose soup answers at
+    /// once, whose side dishes fail after a second, and whose mains take three.
+    static func playgroundSamples(origin: OriginServer) -> PlaygroundSamples {
+        let dishes: [(String, [String])] = [("main", ["bibimbap", "bulgogi", "japchae"]), ("soup", ["doenjang-jjigae", "miyeok-guk"]),
+                                            ("side", ["kimchi", "kongnamul", "gyeran-mari"])]
+        let timing: [String: (Duration, Bool)] = ["main": (.seconds(3), false), "soup": (.zero, false), "side": (.seconds(1), true)]
+        return PlaygroundSamples(
+            photos: ["sunset", "harbour", "forest", "market"].map { origin.url("/photos/\($0).jpg").absoluteString },
+            feed: (0..<12).map { origin.url(posterPath($0)).absoluteString },
+            menu: dishes.map { name, items in
+                let (latency, fails) = timing[name] ?? (.zero, false)
+                return .init(name: name, items: items.map { origin.url("/shop/\(name)/\($0).jpg").absoluteString }, latency: latency, fails: fails)
+            })
     }
 }

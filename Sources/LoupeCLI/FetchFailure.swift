@@ -37,64 +37,31 @@ struct FetchFailure: Error, Sendable, Equatable {
     static func invalidSource(_ message: String) -> FetchFailure { FetchFailure(kind: .invalidSource, message: message) }
     static func io(_ message: String) -> FetchFailure { FetchFailure(kind: .io, message: message) }
 
-    /// The failure a pipeline (or codec, or processing) error stands for.
+    /// The failure a pipeline (or codec, or processing) error stands for: the one place an
+    /// ``ImageFailure`` becomes a `loupe fetch` kind.
     init(_ error: any Error) {
-        switch error {
-        case let failure as FetchFailure:
+        if let failure = error as? FetchFailure {
             self = failure
-        case let error as ImagePipelineError:
-            switch error {
-            case .dataLoadingFailed(let underlying): self.init(loading: underlying)
-            case .decodingFailed(let underlying): self.init(decoding: underlying)
-            case .processingFailed(_, let underlying): self.init(decoding: underlying)
-            case .notCached: self.init(kind: .network, message: error.description)
-            }
-        case let error as ImageCodecError:
-            self.init(decoding: error)
-        case let error as DataLoadingError:
-            self.init(loading: error)
-        default:
-            self.init(kind: .io, message: "\(error)")
+            return
         }
+        let failure = ImageFailure(error)
+        let kind: Kind = switch failure.reason {
+        case .invalidSource, .forbiddenSource: .invalidSource
+        case .network, .notCached: .network
+        case .timeout: .timeout
+        case .httpStatus: .http
+        case .tooLarge: .tooLarge
+        case .unsupportedFormat, .codecUnavailable: .unsupportedFormat
+        case .limitExceeded: .limitExceeded
+        case .corrupt, .processingFailed: .corrupt
+        case .unreadableFile, .encodingFailed, .cancelled, .other: .io
+        }
+        self.init(kind: kind, message: failure.message, status: failure.httpStatus)
     }
 
     init(kind: Kind, message: String, status: Int? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
-    }
-
-    private init(loading error: any Error) {
-        guard let error = error as? DataLoadingError else {
-            self.init(kind: .network, message: "\(error)")
-            return
-        }
-        let message = error.description
-        switch error {
-        case .invalidURL, .unsupportedScheme: self.init(kind: .invalidSource, message: message)
-        case .httpStatus(let status, _, _): self.init(kind: .http, message: message, status: status)
-        case .tooLarge: self.init(kind: .tooLarge, message: message)
-        case .timedOut: self.init(kind: .timeout, message: message)
-        // A redirect loop or a broken answer: the exchange failed, there is no status to report.
-        case .tooManyRedirects, .network, .invalidResponse: self.init(kind: .network, message: message)
-        case .file: self.init(kind: .io, message: message)
-        case .forbiddenAddress: self.init(kind: .invalidSource, message: message)
-        }
-    }
-
-    private init(decoding error: any Error) {
-        let message = "\(error)"
-        switch error {
-        case ImageCodecError.unrecognizedFormat:
-            self.init(kind: .unsupportedFormat, message: "not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
-        case ImageCodecError.libraryUnavailable:
-            self.init(kind: .unsupportedFormat, message: message)
-        case ImageCodecError.pixelLimitExceeded, ImageCodecError.frameLimitExceeded, ImageCodecError.totalPixelLimitExceeded:
-            self.init(kind: .limitExceeded, message: message)
-        case ProcessingError.invalidSize:
-            self.init(kind: .limitExceeded, message: message)
-        default:
-            self.init(kind: .corrupt, message: message)
-        }
     }
 }

@@ -1,45 +1,15 @@
 import Foundation
+import Loupe
 import LoupeProcessing
 
 /// How one source's outcome is printed: a JSON Lines record (`--json`) or a line for people.
 enum FetchReport {
-    /// The `--json` record: `{"source", "ok": true, "format", …}` or
-    /// `{"source", "ok": false, "error": {"kind", "message"[, "status"]}}`.
+    /// The `--json` record: `{"source", "ok": true, …}` with the ``ImageInfo`` fields and the
+    /// fetch's own (`origin`, `ms`, `path`), or `{"source", "ok": false, "error": {"kind",
+    /// "message"[, "status"]}}`; keys sorted.
     static func json(source: String, outcome: Result<FetchedImage, FetchFailure>) -> String {
-        var object = JSONObject()
-        object.add("source", .string(source))
-        switch outcome {
-        case .success(let image):
-            object.add("ok", .bool(true))
-            object.add("format", .string(image.format.rawValue))
-            object.add("width", .int(image.width))
-            object.add("height", .int(image.height))
-            object.add("outputWidth", .int(image.outputWidth))
-            object.add("outputHeight", .int(image.outputHeight))
-            object.add("frames", .int(image.frames))
-            object.add("bytes", .int(image.bytes))
-            object.add("origin", .string(image.origin.rawValue))
-            object.add("ms", .int(milliseconds(image.duration)))
-            if let colors = image.colors {
-                object.add("dominantColor", colors.dominant.map { .string($0.hex) } ?? .null)
-                object.add("backgroundColor", colors.background.map { .string($0.hex) } ?? .null)
-                object.add("palette", .strings(colors.palette.map(\.hex)))
-            }
-            switch image.placeholder {
-            case .blurhash(let hash)?: object.add("blurhash", .string(hash))
-            case .thumbhash(let hash)?: object.add("thumbhash", .string(hash))
-            case nil: break
-            }
-            if let path = image.path { object.add("path", .string(path)) }
-        case .failure(let failure):
-            object.add("ok", .bool(false))
-            var error = JSONObject()
-            error.add("kind", .string(failure.kind.rawValue))
-            error.add("message", .string(failure.message))
-            if let status = failure.status { error.add("status", .int(status)) }
-            object.add("error", .object(error))
-        }
-        return object.serialized
+        let data = (try? ImageInfo.encoder.encode(FetchRecord(source: source, outcome: outcome))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The line for people: `photo.jpg: jpeg 4000x3000 -> 256x192, 1.2 MB, network, 84 ms, …`
@@ -47,13 +17,15 @@ enum FetchReport {
     static func text(source: String, outcome: Result<FetchedImage, FetchFailure>) -> String {
         switch outcome {
         case .success(let image):
-            var parts = ["\(image.format.rawValue) \(image.width)x\(image.height)"
-                + (image.outputWidth == image.width && image.outputHeight == image.height ? "" : " -> \(image.outputWidth)x\(image.outputHeight)")]
-            if image.frames > 1 { parts.append("\(image.frames) frames") }
-            parts.append(ByteCount.format(image.bytes))
+            let info = image.info
+            let output = (width: info.outputWidth ?? info.width, height: info.outputHeight ?? info.height)
+            var parts = ["\(info.format.rawValue) \(info.width)x\(info.height)"
+                + (output == (info.width, info.height) ? "" : " -> \(output.width)x\(output.height)")]
+            if info.frames > 1 { parts.append("\(info.frames) frames") }
+            parts.append(ByteCount.format(info.bytes))
             parts.append(image.origin.rawValue)
             parts.append("\(milliseconds(image.duration)) ms")
-            if let colors = image.colors {
+            if let colors = info.colors {
                 if let dominant = colors.dominant, let background = colors.background {
                     parts.append("dominant \(dominant.hex), background \(background.hex)")
                 } else {
@@ -61,11 +33,8 @@ enum FetchReport {
                 }
                 if !colors.palette.isEmpty { parts.append("palette " + colors.palette.map(\.hex).joined(separator: " ")) }
             }
-            switch image.placeholder {
-            case .blurhash(let hash)?: parts.append("blurhash \(hash)")
-            case .thumbhash(let hash)?: parts.append("thumbhash \(hash)")
-            case nil: break
-            }
+            if let hash = info.blurhash { parts.append("blurhash \(hash)") }
+            if let hash = info.thumbhash { parts.append("thumbhash \(hash)") }
             if let path = image.path { parts.append("-> \(path)") }
             return "\(source): " + parts.joined(separator: ", ")
         case .failure(let failure):
@@ -74,7 +43,35 @@ enum FetchReport {
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// One `--json` record: the outcome's ``ImageInfo`` and the fetch's own fields, or its failure.
+private struct FetchRecord: Encodable {
+    var source: String
+    var outcome: Result<FetchedImage, FetchFailure>
+
+    private enum CodingKeys: String, CodingKey { case source, ok, origin, ms, path, error }
+    private enum ErrorKeys: String, CodingKey { case kind, message, status }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        switch outcome {
+        case .success(let image):
+            try container.encode(true, forKey: .ok)
+            try image.info.encode(to: encoder)
+            try container.encode(image.origin.rawValue, forKey: .origin)
+            try container.encode(FetchReport.milliseconds(image.duration), forKey: .ms)
+            try container.encodeIfPresent(image.path, forKey: .path)
+        case .failure(let failure):
+            try container.encode(false, forKey: .ok)
+            var error = container.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+            try error.encode(failure.kind.rawValue, forKey: .kind)
+            try error.encode(failure.message, forKey: .message)
+            try error.encodeIfPresent(failure.status, forKey: .status)
+        }
     }
 }

@@ -41,11 +41,10 @@ struct Fetcher: Sendable {
             let metadata = container.metadata
             // Sizes as displayed: a quarter turn (EXIF 5-8) swaps the stored width and height.
             let turned = metadata.orientation.swapsDimensions
-            var image = FetchedImage(
-                format: metadata.format,
-                width: turned ? metadata.height : metadata.width, height: turned ? metadata.width : metadata.height,
-                outputWidth: container.bitmap.width, outputHeight: container.bitmap.height,
-                frames: metadata.frameCount, bytes: data.count, origin: response.origin, duration: .zero)
+            let info = ImageInfo(format: metadata.format, width: turned ? metadata.height : metadata.width,
+                                 height: turned ? metadata.width : metadata.height, frames: metadata.frameCount, bytes: data.count,
+                                 outputWidth: container.bitmap.width, outputHeight: container.bitmap.height)
+            var image = FetchedImage(info: info, origin: response.origin, duration: .zero)
             let options = self.options
             guard options.colors != nil || options.placeholder != nil || options.outputDirectory != nil else {
                 image.duration = start.duration(to: .now)
@@ -54,8 +53,9 @@ struct Fetcher: Sendable {
             let work = try await cpuQueue.runOffPool(priority: LoadPriority(.medium)) {
                 try Self.derive(from: container, data: data, options: options, outputStem: outputStem)
             }
-            image.colors = work.colors
-            image.placeholder = work.placeholder
+            image.info.colors = work.colors
+            image.info.blurhash = work.blurhash
+            image.info.thumbhash = work.thumbhash
             image.path = work.path
             image.duration = start.duration(to: .now)
             return .success(image)
@@ -65,8 +65,9 @@ struct Fetcher: Sendable {
     }
 
     private struct Derived: Sendable {
-        var colors: ImageColors?
-        var placeholder: Placeholder?
+        var colors: ImageInfo.Colors?
+        var blurhash: String?
+        var thumbhash: String?
         var path: String?
     }
 
@@ -81,9 +82,9 @@ struct Fetcher: Sendable {
         }
         switch options.placeholder {
         case .blurhash?:
-            derived.placeholder = .blurhash(try BlurHash.encode(Resize(maxPixelSize: 32).process(bitmap)))
+            derived.blurhash = try ImageInfo.blurhash(of: bitmap)
         case .thumbhash?:
-            derived.placeholder = .thumbhash(Data(try ThumbHash.encode(bitmap)).base64EncodedString())
+            derived.thumbhash = try ImageInfo.thumbhash(of: bitmap)
         case nil:
             break
         }
@@ -107,17 +108,12 @@ struct Fetcher: Sendable {
     /// processing module's fast size (256 px, where its deviation from exact is measured) —
     /// the pipeline's thumbnail when it is that large — every pixel sampled. The choice is
     /// `DominantColorExtractor`'s, shared with the library.
-    private static func colors(of container: ImageContainer, data: Data, mode: ColorMode, options: FetchOptions) throws -> ImageColors {
+    private static func colors(of container: ImageContainer, data: Data, mode: ColorMode, options: FetchOptions) throws -> ImageInfo.Colors {
         let extractor = DominantColorExtractor(mode: mode == .exact ? .exact : .fastDefault, limits: options.decodingLimits)
         let thumbnail = options.thumbnail.map {
             DominantColorExtractor.Thumbnail(bitmap: container.bitmap, maxPixelSize: $0, metadata: container.metadata)
         }
-        let sample = try extractor.sample(of: data, thumbnail: thumbnail)
-        do {
-            return ImageColors(dominant: try sample.dominantColor(), palette: try sample.palette(count: options.paletteSize))
-        } catch .noUsablePixels {
-            return ImageColors(dominant: nil, palette: [])
-        }
+        return try ImageInfo.Colors(of: extractor.sample(of: data, thumbnail: thumbnail), paletteSize: options.paletteSize)
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -56,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File of presets, one name=options per line, # starts a comment.") var presetsFile: String?
     @Flag(help: "A URL's options part is only ':'-separated preset names.") var onlyPresets = false
     @Option(help: "Quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality).") var formatQuality: String?
+    @Flag(help: "Serve the playground page at / (and, with --key, a URL-signing endpoint for it); --dev turns it on.")
+    var playground = false
     @Flag(help: "No access log on standard error.") var quiet = false
     @Flag(help: "Development: serve unsigned URLs and sample photos from an origin on 127.0.0.1, and print an example URL.")
     var dev = false
@@ -76,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
         if negotiateAvif { flags["negotiate-avif"] = "true" }
         if onlyPresets { flags["only-presets"] = "true" }
+        if playground { flags["playground"] = "true" }
 
         let environment = ProcessInfo.processInfo.environment
         var settings: ServerSettings
@@ -99,11 +102,14 @@ struct ServeCommand: AsyncParsableCommand {
         settings.addressPolicy.permittedAddresses.insert("127.0.0.1")
         let images = DemoImages()
         try await OriginServer.run(handler: { request in await images.response(for: request.path, latency: .zero) }) { origin in
+            settings.playground = true
+            settings.playgroundSamples = DemoImages.playgroundSamples(origin: origin)
             let configured = settings
             try await serve(settings) { port in
                 let source = origin.url("/photos/sunset.jpg").absoluteString
                 StandardOutput.writeLine("""
                     development server: unsigned URLs, sample photos from \(origin.baseURL.absoluteString); try
+                      http://\(configured.host):\(port)/ (the playground)
                       http://\(configured.host):\(port)/insecure/rs:fill:300:300/g:ce/q:80/plain/\(source)@webp
                       http://\(configured.host):\(port)/info/insecure/plain/\(source)
                     """)

@@ -1,6 +1,6 @@
 /// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP (animated too), GIF (animated too)
 /// and AVIF.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case jpeg
     case png
     case webp

@@ -91,11 +91,7 @@ public struct DominantColorExtractor: Sendable {
                                                                               firstFrameOnly: true, limits: limits))
                 (bitmap, metadata) = (image.bitmap, image.metadata)
             }
-            // A shrunk decode already averaged its pixels: use them all. A full-size one (small
-            // images; PNG and GIF, which cannot shrink while decoding) is the exact case.
-            // Compared by area, so a bitmap turned upright by its EXIF orientation counts right.
-            let shrunk = bitmap.width * bitmap.height < metadata.width * metadata.height
-            return ColorSample(bitmap: bitmap, quality: shrunk ? 1 : 10)
+            return ColorSample(bitmap: bitmap, ofSourceWidth: metadata.width, height: metadata.height)
         }
     }
 }
@@ -107,6 +103,20 @@ public struct ColorSample: Sendable {
     public let bitmap: Bitmap
     /// The sampling step: 10 for ColorThief's own, 1 for a decode that shrank.
     public let quality: Int
+
+    init(bitmap: Bitmap, quality: Int) {
+        self.bitmap = bitmap
+        self.quality = quality
+    }
+
+    /// The sample of `bitmap`, pixels made from a `width`×`height` source (as stored): the one
+    /// rule for how densely Loupe samples colours. A bitmap smaller than its source already
+    /// averaged its pixels, so every pixel is read; a full-size one (small images; PNG and GIF,
+    /// which cannot shrink while decoding) is read as ColorThief reads it, every 10th pixel.
+    /// Compared by area, so a bitmap turned upright by its EXIF orientation counts right.
+    public init(bitmap: Bitmap, ofSourceWidth width: Int, height: Int) {
+        self.init(bitmap: bitmap, quality: bitmap.width * bitmap.height < width * height ? 1 : 10)
+    }
 
     /// The dominant colour of the sample.
     public func dominantColor() throws(ColorExtractionError) -> RGBColor {

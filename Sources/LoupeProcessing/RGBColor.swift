@@ -21,5 +21,12 @@ public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
         return "#" + String([red, green, blue].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
 
+    /// Parses `#rrggbb` or `rrggbb` (either case), the form ``hex`` writes; `nil` for anything else.
+    public init?(hex: String) {
+        let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }
+        self.init(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
     public var description: String { hex }
 }

@@ -82,36 +82,56 @@ struct BatchRequest: Sendable {
 
 extension ImageService {
     /// The batch's lines, in input order, each as soon as it and every earlier one are done.
-    func batchLines(_ batch: BatchRequest) -> AsyncThrowingMapSequence<OrderedBatch<BatchRequest.Item, Data>.Results, Data> {
+    func batchLines(_ batch: BatchRequest) -> AsyncThrowingMapSequence<OrderedBatch<BatchRequest.Item, ImageInfo>.Results, Data> {
         let batchJob = OrderedBatch(batch.items, maximumConcurrency: max(2, settings.workers * 2)) { [self] item in
             try await info(for: item)
         }
         return batchJob.results().map { item -> Data in
-            var object: [String: Any] = ["index": item.index, "source": item.input.source ?? NSNull()]
-            if let options = item.input.options { object["options"] = options }
-            switch item.result {
-            case .success(let info):
-                object["ok"] = true
-                let fields = (try? JSONSerialization.jsonObject(with: info) as? [String: Any]) ?? [:]
-                object.merge(fields) { current, _ in current }
-            case .failure(let error):
-                let failure = ServiceError.from(error)
-                object["ok"] = false
-                object["error"] = ["kind": failure.kind, "message": failure.message, "status": failure.status]
-            }
-            var line = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            line.append(0x0A)
-            return line
+            let line = BatchLine(index: item.index, source: item.input.source, options: item.input.options,
+                                 outcome: item.result.mapError(ServiceError.from))
+            var data = (try? ImageInfo.encoder.encode(line)) ?? Data("{}".utf8)
+            data.append(0x0A)
+            return data
         }
     }
 
     /// One item's `/info` object: its options through the same parser and limits as a URL's.
-    private func info(for item: BatchRequest.Item) async throws -> Data {
+    private func info(for item: BatchRequest.Item) async throws -> ImageInfo {
         if let problem = item.problem { throw problem }
         guard let source = item.source else { throw ServiceError.badURL("the batch item has no 'source' string") }
         var options = try ImgproxyURL.options(item.options ?? "", presets: settings.presets, onlyPresets: settings.onlyPresets)
         try check(&options)
         let (url, local) = try sourceURL(source)
         return try await info(for: url, options: options, cacheKey: local?.pipelineKey)
+    }
+}
+
+/// One line of `/batch`'s answer: the item's place, source and options, then its ``ImageInfo``
+/// (`"ok": true`) or its error (`"ok": false`, `{"kind", "message", "status"}`).
+struct BatchLine: Encodable {
+    var index: Int
+    var source: String?
+    var options: String?
+    var outcome: Result<ImageInfo, ServiceError>
+
+    private enum CodingKeys: String, CodingKey { case index, source, options, ok, error }
+    private enum ErrorKeys: String, CodingKey { case kind, message, status }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(source, forKey: .source)
+        try container.encodeIfPresent(options, forKey: .options)
+        switch outcome {
+        case .success(let info):
+            try container.encode(true, forKey: .ok)
+            try info.encode(to: encoder)
+        case .failure(let failure):
+            try container.encode(false, forKey: .ok)
+            var error = container.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+            try error.encode(failure.kind, forKey: .kind)
+            try error.encode(failure.message, forKey: .message)
+            try error.encode(failure.status, forKey: .status)
+        }
     }
 }

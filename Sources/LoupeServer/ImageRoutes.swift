@@ -36,7 +36,10 @@ public final class ImageRoutes: Sendable {
         public static let health = Endpoints(rawValue: 1 << 1)
         /// `/metrics`: the service's Prometheus text exposition.
         public static let metrics = Endpoints(rawValue: 1 << 2)
-        /// Everything `loupe serve` answers.
+        /// The playground page at `/` and its files, samples and (with a key) URL signing under
+        /// `/playground/`: a development aid, in no other set; without it those paths are 404.
+        public static let playground = Endpoints(rawValue: 1 << 3)
+        /// Everything `loupe serve` answers (the playground only when asked for).
         public static let all: Endpoints = [.images, .health, .metrics]
     }
 
@@ -71,6 +74,12 @@ public final class ImageRoutes: Sendable {
         }
         for method in [HTTPRequest.Method.get, .head, .post] {
             router.on(RouterPath(mount + "/**"), method: method, use: handler)
+        }
+        // The playground's page is the mount point itself, which `/**` does not match.
+        if endpoints.contains(.playground) {
+            for method in [HTTPRequest.Method.get, .head] {
+                router.on(RouterPath(mount.isEmpty ? "/" : mount + "/"), method: method, use: handler)
+            }
         }
     }
 

@@ -36,8 +36,9 @@ public final class ImageServer: Service, Sendable {
     /// flushes the disk caches; calls `onStarted` with the bound port once listening.
     public func run(onStarted: @escaping @Sendable (Int) async -> Void) async throws {
         let connections = ClientConnections()
+        let endpoints: ImageRoutes.Endpoints = settings.playground ? ImageRoutes.Endpoints.all.union(.playground) : .all
         let app = Application(
-            responder: routes.makeResponder(connections: connections, endpoints: .all),
+            responder: routes.makeResponder(connections: connections, endpoints: endpoints),
             server: .http1(configuration: .init(additionalChannelHandlers: [connections.makeWatcher()])),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "loupe", reuseAddress: true),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) },
@@ -50,6 +51,9 @@ public final class ImageServer: Service, Sendable {
             return shutdownRequested.withLock { $0 }
         }
         if stopAtOnce { await serviceGroup.triggerGracefulShutdown() }
+        if settings.playground, !settings.keys.isEmpty {
+            logger.warning("the playground is on with a signing key: anyone who reaches this server can have URLs signed")
+        }
         if settings.servesUnsigned {
             logger.warning("serving unsigned URLs ('insecure' or '_'): anyone can make this server process any allowed source")
         }

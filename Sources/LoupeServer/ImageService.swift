@@ -176,18 +176,15 @@ final class ImageService: Sendable {
         guard signer.isValid(signature: signature, for: path) else { throw .badSignature("invalid signature") }
     }
 
-    /// The result for `plan`, from the result cache or made (coalesced with identical ones).
+    /// Makes the result for `plan` (coalesced with identical requests in flight), for a request
+    /// that found nothing in the result cache (``cachedResult(for:)``, its one lookup).
     ///
     /// - Parameter arrival: the request's place in line (``AdmissionGate``), a new one when
     ///   `nil`; its work is served in that order at every stage, shared work at its earliest
     ///   requester's place.
-    func result(for plan: Plan, arrival: UInt64? = nil) async throws -> (result: EncodedResult, cached: Bool) {
-        if let cached = results.result(forKey: plan.resultKey) {
-            metrics.resultCacheHits.increment()
-            return (cached, true)
-        }
+    func makeResult(for plan: Plan, arrival: UInt64? = nil) async throws -> EncodedResult {
         let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
-        return (try await encodings.value(for: ResultJob(plan: plan), priority: priority), false)
+        return try await encodings.value(for: ResultJob(plan: plan), priority: priority)
     }
 
     /// A cached result if there is one (answered without admission or work).
@@ -229,11 +226,16 @@ final class ImageService: Sendable {
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)
         }
-        metrics.record(stage: "encode", since: encodeStart)
+        let encodeTime = encodeStart.duration(to: .now)
+        metrics.stageDuration("encode", encodeTime)
         waited += encodeQueued.duration(to: encodeStart)
         metrics.stageDuration("queue", waited)
-        results.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
-        return result
+        var timed = result
+        let stages: [(String, Duration?)] = [("queue", waited), ("download", timings.dataLoad), ("decode", timings.decode),
+                                             ("process", timings.processing), ("encode", encodeTime)]
+        timed.timing.entries = stages.compactMap { name, duration in duration.map { ServerTiming.Entry(name: name, duration: $0) } }
+        results.store(timed, forKey: plan.resultKey, timeToLive: settings.timeToLive)
+        return timed
     }
 
     /// Returns once what both disk caches (sources and results) were handed is written: the

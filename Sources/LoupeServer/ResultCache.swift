@@ -14,6 +14,8 @@ struct EncodedResult: Sendable {
     var format: ImageFormat
     /// A strong validator: a digest of the bytes.
     var etag: String
+    /// How long its stages took when it was made (`Server-Timing`); empty when restored.
+    var timing = ServerTiming()
 
     init(data: Data, format: ImageFormat) {
         body = ByteBuffer(data: data)

@@ -16,7 +16,7 @@ public struct ServerSettings: Sendable {
     /// Sources allowed (parsed prefixes; empty allows every http(s) URL).
     public var sources = SourcePolicy.any
     /// The folder `local:///path` sources are read from (imgproxy's local file system root);
-    /// `nil` refuses them. Nothing outside it is read: see ``RootedFileSystem``.
+    /// `nil` refuses them. Nothing outside it is read (`RootedFileSystem`, in LoupeLoading).
     public var localRoot: RootedFileSystem?
     /// Folder of the disk caches (source data and results); `nil` for memory only.
     public var cacheDirectory: URL?
@@ -79,6 +79,11 @@ public struct ServerSettings: Sendable {
     /// Whether a URL's options part is only `:`-separated preset names (imgproxy's
     /// `IMGPROXY_ONLY_PRESETS`).
     public var onlyPresets = false
+    /// Serve the playground page at `/` (and, with a key, its signing endpoint): a development
+    /// aid, off by default (``ImageRoutes/Endpoints/playground``).
+    public var playground = false
+    /// The sample photos, feed and menu the playground offers (set by `loupe serve --dev`).
+    public var playgroundSamples = PlaygroundSamples()
     /// Quality per output format when the URL gives none, over ``defaultQuality`` (imgproxy's
     /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it.
     public var formatQuality: [ImageFormat: Int] = [:]
@@ -128,6 +133,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "presets", help: "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL"),
         Setting(flag: "presets-file", help: "file of presets, one name=options per line, # starts a comment"),
         Setting(flag: "only-presets", help: "a URL's options part is only ':'-separated preset names (true/false)"),
+        Setting(flag: "playground", help: "serve the playground page at / and, with a key, its URL-signing endpoint (true/false; on with --dev)"),
         Setting(flag: "format-quality", help: "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)"),
     ]
 
@@ -249,6 +255,7 @@ public struct ServerSettings: Sendable {
         if batchToken?.isEmpty == true { throw SettingsError("--batch-token is empty") }
         formatQuality = try Self.formatQualities(values["format-quality"])
         onlyPresets = try boolean("only-presets") ?? false
+        playground = try boolean("playground") ?? false
         var definitions = list("presets") ?? []
         if let (path, origin) = values["presets-file"] {
             definitions += try Self.presetLines(path: path, origin: origin)

@@ -42,61 +42,38 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     static let clientGone = ServiceError(499, "clientClosedRequest", "the client closed the connection")
     static let shuttingDown = ServiceError(503, "shuttingDown", "the server is shutting down")
 
-    /// The service's answer for a failure of the pipeline (or the encoder after it).
+    /// The service's answer for a failure of the pipeline (or the encoder after it): the one
+    /// place an ``ImageFailure`` becomes an HTTP status.
     static func from(_ error: any Error) -> ServiceError {
         if let error = error as? ServiceError { return error }
         // The encoding stage's single-flight loader wraps what its load threw.
         if let error = error as? LoadError<ResultJob> { return from(error.underlying) }
-        if let error = error as? ImagePipelineError {
-            switch error {
-            case .dataLoadingFailed(let underlying): return loading(underlying)
-            case .notCached: return ServiceError(404, "notFound", "the source is not cached")
-            case .decodingFailed(let underlying): return decoding(underlying)
-            case .processingFailed(_, let underlying):
-                return ServiceError(422, "processingFailed", "processing failed: \(underlying)")
-            }
-        }
-        if let error = error as? ImageCodecError { return encoding(error) }
-        if let error = error as? ProcessingError { return ServiceError(422, "processingFailed", "processing failed: \(error)") }
-        if error is CancellationError { return ServiceError(503, "cancelled", "the request was cancelled") }
-        return ServiceError(502, "sourceFailed", "the request failed")
-    }
-
-    private static func loading(_ error: any Error) -> ServiceError {
-        guard let error = error as? DataLoadingError else { return ServiceError(502, "sourceFailed", "loading the source failed") }
-        switch error {
-        case .invalidURL, .unsupportedScheme: return ServiceError(400, "badSource", error.description)
-        case .httpStatus(404, _, _), .httpStatus(410, _, _):
-            return ServiceError(404, "sourceNotFound", "the source answered \(statusText(error))")
-        case .httpStatus: return ServiceError(502, "sourceFailed", "the source answered \(statusText(error))")
-        case .tooLarge: return ServiceError(413, "sourceTooLarge", error.description)
-        case .timedOut: return ServiceError(504, "timeout", "loading the source timed out")
-        case .tooManyRedirects, .network, .invalidResponse: return ServiceError(502, "sourceFailed", error.description)
-        case .file: return ServiceError(404, "sourceNotFound", "the source cannot be read")
-        case .forbiddenAddress: return ServiceError(403, "forbiddenSource", error.description)
-        }
-    }
-
-    private static func statusText(_ error: DataLoadingError) -> String {
-        if case .httpStatus(let status, _, _) = error { return "HTTP \(status)" }
-        return error.description
-    }
-
-    private static func decoding(_ error: any Error) -> ServiceError {
-        switch error as? ImageCodecError {
-        case .unrecognizedFormat?: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
-        case let .libraryUnavailable(format, _, _)?:
+        let failure = ImageFailure(error)
+        let message = failure.message
+        switch failure.reason {
+        case .invalidSource: return ServiceError(400, "badSource", message)
+        case .forbiddenSource: return ServiceError(403, "forbiddenSource", message)
+        case .httpStatus:
+            let status = failure.httpStatus ?? 0
+            if status == 404 || status == 410 { return ServiceError(404, "sourceNotFound", "the source answered HTTP \(status)") }
+            return ServiceError(502, "sourceFailed", "the source answered HTTP \(status)")
+        case .network: return ServiceError(502, "sourceFailed", message)
+        case .tooLarge: return ServiceError(413, "sourceTooLarge", message)
+        case .timeout: return ServiceError(504, "timeout", "loading the source timed out")
+        case .unreadableFile: return ServiceError(404, "sourceNotFound", "the source cannot be read")
+        case .notCached: return ServiceError(404, "notFound", "the source is not cached")
+        case .unsupportedFormat: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
+        case .codecUnavailable:
             // The loader's text (library paths) goes to the server's log with the pipeline's
             // failure, not to the client.
-            return ServiceError(415, "unsupportedFormat", "the source is a \(format) image, which this server cannot decode")
-        case .pixelLimitExceeded?, .frameLimitExceeded?, .totalPixelLimitExceeded?:
-            return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(error)")
-        default: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(error)")
+            return ServiceError(415, "unsupportedFormat", "the source is a \(failure.format.map { "\($0)" } ?? "") image, which this server cannot decode")
+        case .limitExceeded: return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(message)")
+        case .corrupt: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(message)")
+        case .processingFailed: return ServiceError(422, "processingFailed", "processing failed: \(message)")
+        case .encodingFailed: return ServiceError(422, "encodingFailed", "the result cannot be encoded: \(message)")
+        case .cancelled: return ServiceError(503, "cancelled", "the request was cancelled")
+        case .other: return ServiceError(502, "sourceFailed", "the request failed")
         }
-    }
-
-    private static func encoding(_ error: ImageCodecError) -> ServiceError {
-        ServiceError(422, "encodingFailed", "the result cannot be encoded: \(error)")
     }
 
     /// The JSON body.

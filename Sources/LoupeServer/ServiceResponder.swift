@@ -60,6 +60,9 @@ struct ServiceResponder: HTTPResponder {
 
     private func route(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         switch (request.method, path) {
+        case (_, _) where path == "/" || path.hasPrefix("/playground/"):
+            guard endpoints.contains(.playground) else { throw ServiceError.notFound }
+            return try await playground(request, path: path)
         case (_, "/health") where !endpoints.contains(.health), (_, "/metrics") where !endpoints.contains(.metrics):
             throw ServiceError.notFound
         case (_, _) where !endpoints.contains(.images):
@@ -89,8 +92,12 @@ struct ServiceResponder: HTTPResponder {
     // MARK: - Images
 
     private func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
+        let start = ContinuousClock.now
         let plan = try service.plan(path: path, accept: request.headers[.accept])
         let ifNoneMatch = request.headers[.ifNoneMatch]
+        // The one result-cache lookup (memory, then disk): a result already made needs no
+        // admission, so a full queue of new work does not turn away what is ready.
+        let cached = service.cachedResult(for: plan)
         // A local file not modified since the client's copy: answered before any work (the
         // result depends on nothing else that can change). `If-None-Match`, when sent, decides
         // instead (RFC 9110 §13.1.3).
@@ -100,13 +107,12 @@ struct ServiceResponder: HTTPResponder {
             headers[.lastModified] = HTTPDate.string(from: lastModified)
             headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
             if plan.negotiated { headers[.vary] = "Accept" }
-            if let cached = service.cachedResult(for: plan) { headers[.eTag] = cached.etag }
+            if let cached { headers[.eTag] = cached.etag }
             return Response(status: .notModified, headers: headers)
         }
-        // A result already made costs a lookup (memory, then disk), no admission: a full queue
-        // of new work does not turn away what is ready.
         let result: EncodedResult
-        if let cached = service.cachedResult(for: plan) {
+        let cacheHit = cached != nil
+        if let cached {
             result = cached
         } else {
             let timeout = service.settings.requestTimeout
@@ -117,7 +123,7 @@ struct ServiceResponder: HTTPResponder {
             // The work stops at the request's deadline or when the client goes away; this
             // request's share of work shared with others is released then (the others keep it going).
             result = try await withDeadline(timeout, connection: connection) {
-                try await service.result(for: plan, arrival: ticket.arrival).result
+                try await service.makeResult(for: plan, arrival: ticket.arrival)
             }
             completedWork = true
         }
@@ -128,6 +134,7 @@ struct ServiceResponder: HTTPResponder {
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
         headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
+        headers[ServerTiming.field] = result.timing.header(cacheHit: cacheHit, total: start.duration(to: .now))
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
@@ -155,7 +162,9 @@ struct ServiceResponder: HTTPResponder {
         defer { service.gate.leave() }
         let timeout = service.settings.requestTimeout
         let service = self.service
-        let report = try await withDeadline(timeout, connection: connection) { try await service.info(for: plan.url, options: plan.options, cacheKey: plan.request.cacheKey) }
+        let report = try await withDeadline(timeout, connection: connection) {
+            try await service.info(for: plan.url, options: plan.options, cacheKey: plan.request.cacheKey).json()
+        }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"

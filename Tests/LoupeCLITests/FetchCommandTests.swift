@@ -39,9 +39,9 @@ import Testing
              server.url("photo.jpg").absoluteString] + cacheArguments, home: folder.url)
         #expect(run.status == 0, "\(run.standardError)")
         let line = try #require(run.lines.first)
-        // Fields in the documented order, nothing else.
-        let keys = ["source", "ok", "format", "width", "height", "outputWidth", "outputHeight", "frames", "bytes", "origin", "ms",
-                    "dominantColor", "backgroundColor", "palette", "blurhash", "path"]
+        // The documented fields in sorted order (as `/info` and `/batch` write them), nothing else.
+        let keys = ["backgroundColor", "blurhash", "bytes", "dominantColor", "format", "frames", "height", "ms", "ok", "origin",
+                    "outputHeight", "outputWidth", "palette", "path", "source", "width"]
         let positions = keys.map { line.range(of: "\"\($0)\":")?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil }, "\(line)")
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())

@@ -122,13 +122,13 @@ import Testing
                 #expect(lines[0]["dominantColor"] as? String == (try Self.dominant(255, 0, 0)).hex)
                 #expect(lines[1]["dominantColor"] as? String == (try Self.dominant(0, 0, 255)).hex)
                 for line in lines[0...1] {
-                    #expect(line["resultWidth"] as? Int == 20 && line["resultHeight"] as? Int == 40)
+                    #expect(line["outputWidth"] as? Int == 20 && line["outputHeight"] as? Int == 40)
                     // The source's own fields stay the source's.
                     #expect(line["width"] as? Int == 60 && line["height"] as? Int == 40)
                     #expect(line["bytes"] as? Int == image.count)
                 }
                 // No options: the whole source, no result size.
-                #expect(lines[4]["resultWidth"] == nil)
+                #expect(lines[4]["outputWidth"] == nil)
                 #expect(lines[4]["width"] as? Int == 60)
                 let errors = lines.map { ($0["error"] as? [String: Any])?["kind"] as? String }
                 #expect(errors == [nil, nil, "unsupportedOption", "badOption", nil, "badOption", "badOption", "forbiddenSource"])
@@ -147,7 +147,7 @@ import Testing
                 let east = try await server.request("/info" + insecurePath("rs:fill:20:40/g:ea", source))
                 #expect(east.status == 200)
                 #expect(east.json["dominantColor"] as? String == (try Self.dominant(0, 0, 255)).hex)
-                #expect(east.json["resultWidth"] as? Int == 20)
+                #expect(east.json["outputWidth"] as? Int == 20)
                 #expect(east.json["width"] as? Int == 60)
             }
         }
