@@ -39,9 +39,11 @@ public struct ServerSettings: Sendable {
     /// Largest side of a result, in pixels.
     public var maximumResultDimension = 8192
     /// The most frames of an animated source kept, the rest dropped (imgproxy's
-    /// `IMGPROXY_MAX_ANIMATION_FRAMES`, and its default: 1 answers an animation's first frame).
-    /// The frames kept times the canvas count against ``maximumSourcePixels``, from the header.
-    public var maximumAnimationFrames = 1
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES`; 1 answers an animation's first frame, imgproxy's
+    /// default). Loupe's default keeps animations animated, as thumbor does and as people expect
+    /// of a GIF; the frames kept times the canvas count against ``maximumSourcePixels``, from
+    /// the header, so the default bounds the work as the pixel limit does.
+    public var maximumAnimationFrames = 100
     /// Decodes and processing at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
@@ -122,7 +124,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-source-size", help: "largest source in MB, fractions allowed (default 50)"),
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, fractions allowed, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
-        Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame (default 1)"),
+        Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default (default 100)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
         Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64)"),

@@ -19,6 +19,10 @@ import Glibc
         let root = folder.path("images")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try TestImage.jpeg(width: 300, height: 200, seed: 21).write(to: URL(fileURLWithPath: root + "/photo.jpg"))
+        // The deployment's watermark: a 16×16 red square.
+        let watermark = folder.path("watermark.png")
+        let red: [UInt8] = Array([[UInt8]](repeating: [255, 0, 0, 255], count: 16 * 16).joined())
+        try ImageEncoder().encode(Bitmap(width: 16, height: 16, pixels: red), as: .png).write(to: URL(fileURLWithPath: watermark))
         let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
         let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
         // As `docker run --env-file` reads it: NAME=value lines, comments and blank lines skipped.
@@ -35,6 +39,9 @@ import Glibc
             IMGPROXY_WORKERS=2
             IMGPROXY_USE_ETAG=true
             IMGPROXY_PRESETS=thumb=rs:fit:64:64
+            IMGPROXY_WATERMARK_PATH=\(watermark)
+            IMGPROXY_WATERMARK_OPACITY=1
+            IMGPROXY_MAX_ANIMATION_FRAMES=10
             IMGPROXY_S3_ENDPOINT=https://s3.example.com
 
             IMGPROXY_LOG_LEVEL=info
@@ -68,6 +75,18 @@ import Glibc
             #expect(answer.headers["cache-control"] == "public, max-age=3600")
             #expect(answer.headers["last-modified"] != nil)
         }
+        // The watermark is in force: a builder URL with `wm:1:ce` has the red square at the centre.
+        let marked = try await PythonReference.run("imgproxy_urls.py", arguments: ["--options=q:70/wm:1:ce", key, salt, "local:///photo.jpg"])
+        let markedLine = try #require(String(decoding: marked, as: UTF8.self).split(separator: "\n").first)
+        let markedObject = try #require(try JSONSerialization.jsonObject(with: Data(markedLine.utf8)) as? [String: Any])
+        let markedAnswer = try await Self.get(port: port, path: try #require(markedObject["path"] as? String))
+        #expect(markedAnswer.status == 200)
+        if markedAnswer.status == 200 {
+            let bitmap = try ImageDecoder().decode(markedAnswer.body, options: DecodingOptions(firstFrameOnly: true)).bitmap
+            let centre = bitmap.height / 2 * bitmap.bytesPerRow + bitmap.width / 2 * 4
+            let pixel = Array(bitmap.pixels[centre..<centre + 3])
+            #expect(pixel[0] > 200 && pixel[1] < 60 && pixel[2] < 60, "centre \(pixel)")
+        }
         // The key is in force: unsigned URLs are refused.
         #expect(try await Self.get(port: port, path: "/insecure/w:10/plain/local:///photo.jpg").status == 403)
 
@@ -76,9 +95,8 @@ import Glibc
         try errors.close()
         let logged = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         let ignored = logged.filter { $0.contains("ignored imgproxy setting") }
-        // Named once each: the two Loupe cannot take (and presets while it has no such setting).
-        var names = ["IMGPROXY_LOG_LEVEL", "IMGPROXY_S3_ENDPOINT"]
-        if !ServerSettings.all.contains(where: { $0.flag == "presets" }) { names.append("IMGPROXY_PRESETS") }
+        // Named once each: the two Loupe cannot take.
+        let names = ["IMGPROXY_LOG_LEVEL", "IMGPROXY_S3_ENDPOINT"]
         for name in names {
             #expect(ignored.filter { $0.contains("\"\(name)\"") }.count == 1, "\(name) in \(ignored)")
         }

@@ -123,7 +123,15 @@ import Testing
             #expect(info.status == 200)
             #expect(info.json["frames"] as? Int == 6)
         }
+        // Loupe's default keeps an animation animated (imgproxy's default, 1, is a setting away).
         try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: ServerSettings().maximumAnimationFrames)) { server in
+            let answer = try await server.request("/insecure/rs:fit:30:30/plain/local:///a.gif")
+            #expect(answer.status == 200)
+            let result = try await Self.describe(answer.body, in: root)
+            #expect(result.frames == 6)
+            #expect(result.format == "GIF")
+        }
+        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 1)) { server in
             let answer = try await server.request("/insecure/rs:fit:30:30/plain/local:///a.gif")
             #expect(answer.status == 200)
             let result = try await Self.describe(answer.body, in: root)
