@@ -51,9 +51,9 @@ public struct ServerSettings: Sendable {
     /// Bytes of memory for downloaded sources waiting to be decoded and for decoded pixels
     /// until processed; past it, downloads wait (in arrival order) for earlier requests to
     /// release theirs (decodes already on a worker take theirs regardless). The default holds
-    /// one full decode of a 12-megapixel photo (48 MB of pixels) and a couple of such sources
-    /// waiting.
-    public var memoryBudget = 64 << 20
+    /// four 8 MB camera JPEGs waiting, or their decodes shrunk on load; it keeps a 2-core
+    /// instance under 256 MB at 64 connections of 12-megapixel photos (BENCHMARKS.md).
+    public var memoryBudget = 32 << 20
     /// Limit of one source download.
     public var downloadTimeout = Duration.seconds(10)
     /// Limit of one request, from arrival to the response.
@@ -127,7 +127,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default (default 100)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
-        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64)"),
+        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32)"),
         Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
         Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
         Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),
