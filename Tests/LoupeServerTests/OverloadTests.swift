@@ -46,6 +46,8 @@ import Testing
                 }
             }
             try await RunningServer.with(settings, accessLog: accessLog) { server in
+                // Whatever fails, the held downloads are let go, so the server can shut down.
+                defer { for gate in blockers { gate.open() } }
                 // Six downloads at once (the pipeline's minimum): all six held at the origin.
                 var held: [Task<RunningServer.Answer, any Error>] = []
                 for index in blockers.indices {
@@ -79,23 +81,26 @@ import Testing
         }
     }
 
-    /// Once a request took a second in line, a request with two ahead of it and a 3 s deadline
-    /// cannot finish in time: it gets 429 `overloaded` with Retry-After at once, while the
-    /// requests ahead are still held at the origin, and its source is never asked for.
+    /// Once a request took two seconds in line, a request with two ahead of it and a 6 s
+    /// deadline cannot finish in time: it gets 429 `overloaded` with Retry-After at once, while
+    /// the requests ahead are still held at the origin, and its source is never asked for.
+    /// (Seconds, not less: under ThreadSanitizer the work around the origin's delay is slow.)
     @Test func aRequestTheLineWouldMakeLateIsRefusedAtOnce() async throws {
         let photo = try TestImage.jpeg(width: 320, height: 240, seed: 32)
         let gate = Gate()
         try await OriginServer.run(handler: { request in
-            if request.path == "/warm.jpg" { return .ok(photo, delay: .seconds(1)) }
+            if request.path == "/warm.jpg" { return .ok(photo, delay: .seconds(2)) }
             await gate.waitIgnoringCancellation()
             return .ok(photo)
         }) { origin in
             var settings = testSettings()
             settings.workers = 1
             settings.queueLength = 64
-            settings.requestTimeout = .seconds(3)
+            settings.requestTimeout = .seconds(6)
             try await RunningServer.with(settings) { server in
-                // Alone in line for more than a second: the time per request is now over 1 s.
+                // Whatever fails, the held downloads are let go, so the server can shut down.
+                defer { gate.open() }
+                // Alone in line for more than two seconds: the time per request is now over 2 s.
                 let warm = try await server.request(insecurePath("rs:fit:50:50", origin.url("/warm.jpg").absoluteString))
                 #expect(warm.status == 200)
                 var held: [Task<RunningServer.Answer, any Error>] = []
@@ -116,7 +121,7 @@ import Testing
                     }
                     held.append(task)
                 }
-                // One ahead: 2 × (1 s and a little) may fit in 3 s; two ahead: 3 × that cannot.
+                // One ahead: 2 × (2 s and a little) may fit in 6 s; two ahead: 3 × that cannot.
                 let (index, answer) = try #require(refused)
                 #expect((1...2).contains(index))
                 #expect(answer.status == 429)
@@ -146,6 +151,8 @@ import Testing
             // One source of this size fits, two do not.
             settings.memoryBudget = photo.count * 3 / 2
             try await RunningServer.with(settings) { server in
+                // Whatever fails, the held downloads are let go, so the server can shut down.
+                defer { gate.open() }
                 // Teaches the budget the usual size of a source.
                 let warm = try await server.request(insecurePath("rs:fit:40:40", origin.url("/warm.jpg").absoluteString))
                 #expect(warm.status == 200)
