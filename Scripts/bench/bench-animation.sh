@@ -35,13 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== thumbor 7.8 venv" >&2
-if [ ! -x .venv-thumbor/bin/thumbor ]; then
-  python3 -m venv .venv-thumbor
-  .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
-fi
-
 source Scripts/bench/bench-sources.sh  # free_port, wait_port, the photos' names
+thumbor_venv
 mkdir -p "$work/root" "$work/tmp"
 photo_files=()
 for name in "${photos[@]}"; do photo_files+=("$(ls Corpus/skimage/$name.* | head -1)"); done

@@ -31,14 +31,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== thumbor 7.8 venv" >&2
-if [ ! -x .venv-thumbor/bin/thumbor ]; then
-  python3 -m venv .venv-thumbor
-  .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
-fi
-
 # The sources: ~2-megapixel photos from nginx on loopback.
 source Scripts/bench/bench-sources.sh
+thumbor_venv
 bench_sources "$work"
 pids+=("$origin_pid")
 

@@ -6,6 +6,8 @@
 #                            /p/<anything>/<name>.jpg as <folder>/root/<name>.jpg (so every URL
 #                            can be distinct); sets `origin` (its base URL) and `origin_pid`. The
 #                            caller stops it.
+#   thumbor_venv             installs thumbor 7.8 (PyPI) in .venv-thumbor once, the reference of
+#                            the service benchmarks.
 photos=(astronaut chelsea coffee motorcycle_left rocket)
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 1 600); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "nothing listens on $1" >&2; return 1; }
@@ -39,4 +41,11 @@ CONF
   origin_pid=$!
   wait_port "$port"
   origin="http://127.0.0.1:$port"
+}
+thumbor_venv() {
+  echo "== thumbor 7.8 venv" >&2
+  if [ ! -x .venv-thumbor/bin/thumbor ]; then
+    python3 -m venv .venv-thumbor
+    .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
+  fi
 }
