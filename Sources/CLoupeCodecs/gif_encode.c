@@ -1,11 +1,12 @@
-// GIF encoding: libimagequant chooses each frame's palette (and dithers), giflib writes the
-// file (see CLoupeCodecs.h).
+// GIF encoding: libimagequant chooses the palettes (and dithers), giflib writes the file (see
+// CLoupeCodecs.h).
 //
-// Every frame is a full canvas with its own colour table, so a frame never depends on the one
-// before it: with transparency, each frame is disposed to the background before the next one
+// Every frame is a full canvas with a colour table of its own (a kept palette is written again),
+// so a frame never depends on the one before it: with transparency, each frame is disposed to the background before the next one
 // draws, as a full-canvas animation needs (otherwise the previous frame shows through).
 #include "CLoupeCodecs.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,70 +45,139 @@ static void gif_message(char *message, const char *what, int code) {
     snprintf(message, LC_MESSAGE_CAPACITY, "%s: %s", what, text ? text : "unknown giflib error");
 }
 
-// Quantizes one frame to at most 256 colours into `indices` and a giflib colour map; the
-// transparent entry's index goes to `*transparent` (-1 without one). GIF has one-bit
-// transparency, so alpha is cut at half before quantizing: every transparent pixel becomes the
-// same colour, which gets one palette entry.
-static int quantize_frame(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int speed, uint8_t *scratch,
-                          uint8_t *indices, ColorMapObject **map, int *transparent, char *message) {
+// The palette frames are written with: quantizing is most of the cost of writing a GIF and
+// remapping to a palette a fraction, and an animation's frames mostly share their colours, so a
+// frame keeps the palette of the last frame that was quantized when that palette fits it nearly
+// as well as it fits its own frame — its error at most LC_GIF_PALETTE_REUSE_FACTOR times that
+// frame's, or under LC_GIF_PALETTE_REUSE_FLOOR (a mean square error per channel that
+// dithering hides) — and gets a palette of its own otherwise, always when it has transparency
+// the kept palette lacks. The error is the nearest palette colour's, on every
+// LC_GIF_PALETTE_SAMPLE_STEP-th pixel: a fraction of a remap's cost, so trying the kept palette
+// on a frame that needs its own costs little.
+#define LC_GIF_PALETTE_REUSE_FACTOR 1.5
+#define LC_GIF_PALETTE_REUSE_FLOOR 5.0
+#define LC_GIF_PALETTE_SAMPLE_STEP 7
+
+typedef struct {
+    liq_attr *attr;
+    liq_result *result;
+    // The kept palette's remapping error on the frame it was quantized for.
+    double own_error;
+    // The kept palette's transparent entry, -1 without one.
+    int transparent;
+} lc_gif_palette;
+
+// Copies one frame into `scratch` with alpha cut at half (GIF has one-bit transparency: every
+// transparent pixel becomes the same colour, which gets one palette entry); returns whether any
+// pixel is transparent.
+static int cut_alpha(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, uint8_t *scratch) {
+    int transparent = 0;
     for (uint32_t y = 0; y < height; y++) {
         const uint8_t *in = rgba + (size_t)y * stride;
         uint8_t *out = scratch + (size_t)y * width * 4;
         for (uint32_t x = 0; x < width; x++, in += 4, out += 4) {
             if (in[3] < 128) {
                 out[0] = out[1] = out[2] = out[3] = 0;
+                transparent = 1;
             } else {
                 out[0] = in[0]; out[1] = in[1]; out[2] = in[2]; out[3] = 255;
             }
         }
     }
-    int status = LC_ERROR;
-    liq_attr *attr = liq_attr_create();
-    liq_image *image = NULL;
-    liq_result *result = NULL;
-    liq_error error = LIQ_OK;
-    const liq_palette *palette = NULL;
-    if (!attr) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
-        return LC_ERROR;
+    return transparent;
+}
+
+// The mean square difference per channel between the frame's opaque pixels (a sample of them)
+// and their nearest opaque palette colours; 0 for a frame with none.
+static double palette_error(const liq_palette *entries, const uint8_t *scratch, size_t pixels) {
+    uint64_t sum = 0;
+    size_t sampled = 0;
+    for (size_t i = 0; i < pixels; i += LC_GIF_PALETTE_SAMPLE_STEP) {
+        const uint8_t *pixel = scratch + i * 4;
+        if (pixel[3] == 0) continue;
+        uint32_t nearest = UINT32_MAX;
+        for (unsigned int k = 0; k < entries->count; k++) {
+            const liq_color color = entries->entries[k];
+            if (color.a < 128) continue;
+            int dr = (int)pixel[0] - color.r, dg = (int)pixel[1] - color.g, db = (int)pixel[2] - color.b;
+            uint32_t distance = (uint32_t)(dr * dr + dg * dg + db * db);
+            if (distance < nearest) nearest = distance;
+        }
+        // A palette without an opaque colour cannot show the pixel at all.
+        sum += nearest == UINT32_MAX ? 3u * 255u * 255u : nearest;
+        sampled++;
     }
-    liq_set_speed(attr, speed);
-    image = liq_image_create_rgba(attr, scratch, (int)width, (int)height, 0);
+    return sampled ? (double)sum / (3.0 * (double)sampled) : 0;
+}
+
+// Remaps the frame in `scratch` into `indices` with the kept palette when it serves (see
+// lc_gif_palette), else with a palette quantized for the frame, which is kept from then on;
+// writes the palette used as a giflib colour map and its transparent index.
+static int remap_frame(lc_gif_palette *palette, const uint8_t *scratch, int has_transparency, uint32_t width, uint32_t height,
+                       int speed, uint8_t *indices, ColorMapObject **map, int *transparent, char *message) {
+    int status = LC_ERROR;
+    liq_result *fresh = NULL;
+    liq_error error = LIQ_OK;
+    liq_image *image = liq_image_create_rgba(palette->attr, scratch, (int)width, (int)height, 0);
     if (!image) {
         snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant refused a %ux%u image", width, height);
-        goto done;
+        return LC_ERROR;
     }
-    error = liq_image_quantize(image, attr, &result);
-    if (error != LIQ_OK || !result) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant quantization failed (error %d)", (int)error);
-        goto done;
+    int kept = 0;
+    if (palette->result && (!has_transparency || palette->transparent >= 0)) {
+        double misfit = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height);
+        kept = misfit <= palette->own_error * LC_GIF_PALETTE_REUSE_FACTOR || misfit <= LC_GIF_PALETTE_REUSE_FLOOR;
     }
-    liq_set_dithering_level(result, 1.0f);
-    error = liq_write_remapped_image(result, image, indices, (size_t)width * height);
-    if (error != LIQ_OK) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant remapping failed (error %d)", (int)error);
-        goto done;
+    if (kept) {
+        error = liq_write_remapped_image(palette->result, image, indices, (size_t)width * height);
+        if (error != LIQ_OK) {
+            snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant remapping failed (error %d)", (int)error);
+            goto done;
+        }
+    } else {
+        liq_set_speed(palette->attr, speed);
+        error = liq_image_quantize(image, palette->attr, &fresh);
+        if (error != LIQ_OK || !fresh) {
+            snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant quantization failed (error %d)", (int)error);
+            goto done;
+        }
+        liq_set_dithering_level(fresh, 1.0f);
+        error = liq_write_remapped_image(fresh, image, indices, (size_t)width * height);
+        if (error != LIQ_OK) {
+            snprintf(message, LC_MESSAGE_CAPACITY, "libimagequant remapping failed (error %d)", (int)error);
+            goto done;
+        }
+        if (palette->result) liq_result_destroy(palette->result);
+        palette->result = fresh;
+        fresh = NULL;
+        palette->own_error = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height);
+        palette->transparent = -1;
+        const liq_palette *entries = liq_get_palette(palette->result);
+        for (int i = 0; i < (int)entries->count; i++) {
+            if (entries->entries[i].a < 128) {
+                palette->transparent = i;
+                break;
+            }
+        }
     }
-    palette = liq_get_palette(result);
-    int count = palette->count > 0 ? (int)palette->count : 1;
+    const liq_palette *entries = liq_get_palette(palette->result);
+    int count = entries->count > 0 ? (int)entries->count : 1;
     // giflib's colour tables hold a power of two entries; the unused ones stay black.
     *map = GifMakeMapObject(1 << GifBitSize(count), NULL);
     if (!*map) {
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         goto done;
     }
-    *transparent = -1;
-    for (int i = 0; i < (int)palette->count; i++) {
-        (*map)->Colors[i].Red = palette->entries[i].r;
-        (*map)->Colors[i].Green = palette->entries[i].g;
-        (*map)->Colors[i].Blue = palette->entries[i].b;
-        if (palette->entries[i].a < 128 && *transparent < 0) *transparent = i;
+    for (int i = 0; i < (int)entries->count; i++) {
+        (*map)->Colors[i].Red = entries->entries[i].r;
+        (*map)->Colors[i].Green = entries->entries[i].g;
+        (*map)->Colors[i].Blue = entries->entries[i].b;
     }
+    *transparent = palette->transparent;
     status = LC_OK;
 done:
-    if (result) liq_result_destroy(result);
-    if (image) liq_image_destroy(image);
-    liq_attr_destroy(attr);
+    if (fresh) liq_result_destroy(fresh);
+    liq_image_destroy(image);
     return status;
 }
 
@@ -129,11 +199,12 @@ int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32
     size_t pixels = (size_t)width * height;
     uint8_t *scratch = malloc(pixels * 4);
     uint8_t *indices = malloc(pixels);
+    lc_gif_palette palette = {liq_attr_create(), NULL, 0, -1};
     lc_gif_writer writer = {NULL, 0, 0, 0};
     int error = 0;
     GifFileType *gif = NULL;
     int status = LC_ERROR;
-    if (!scratch || !indices) {
+    if (!scratch || !indices || !palette.attr) {
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         goto done;
     }
@@ -154,7 +225,8 @@ int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32
     for (uint32_t i = 0; i < count; i++) {
         ColorMapObject *map = NULL;
         int transparent = -1;
-        if (quantize_frame(frames[i], width, height, stride, speed, scratch, indices, &map, &transparent, message) != LC_OK) goto done;
+        int has_transparency = cut_alpha(frames[i], width, height, stride, scratch);
+        if (remap_frame(&palette, scratch, has_transparency, width, height, speed, indices, &map, &transparent, message) != LC_OK) goto done;
         GraphicsControlBlock gcb = {
             .DisposalMode = transparent >= 0 ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT,
             .UserInputFlag = false,
@@ -186,6 +258,8 @@ done:
         snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
         status = LC_ERROR;
     }
+    if (palette.result) liq_result_destroy(palette.result);
+    if (palette.attr) liq_attr_destroy(palette.attr);
     free(scratch);
     free(indices);
     if (status != LC_OK) {

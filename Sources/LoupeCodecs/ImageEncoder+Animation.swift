@@ -4,7 +4,7 @@ import Foundation
 extension ImageEncoder {
     /// libimagequant's speed for GIF palettes (1 best ... 10 fastest): 6 is within a hair of
     /// its default's quality for thumbnails at a fraction of the time.
-    static let gifQuantizationSpeed = 6
+    static let gifQuantizationSpeed = 7
 
     /// Encodes `frames` as `format`: an animation (each frame's duration, the whole played
     /// `loopCount` times, 0 meaning forever) when the format animates (`.gif`, `.webp`,
