@@ -17,6 +17,11 @@ package enum GeometryMath {
     package static func scale(_ a: Int, _ scale: Double) -> Int { a == 0 ? 0 : round(Double(a) * scale) }
     /// `a` × `scale`, rounded half to even; 0 stays 0.
     package static func scaleToEven(_ a: Int, _ scale: Double) -> Int { a == 0 ? 0 : roundToEven(Double(a) * scale) }
+    /// imgproxy's offset along a `side`-long edge: from magnitude 1, pixels scaled by `dpr`;
+    /// below it, a share of the side. Both rounded half to even.
+    package static func offset(_ value: Double, side: Int, dpr: Double) -> Int {
+        value.magnitude >= 1 ? roundToEven(value * dpr) : scaleToEven(side, value)
+    }
     /// The smaller of two sizes, 0 meaning "not set".
     package static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
 }

@@ -59,17 +59,23 @@ public struct Gravity: Sendable, Hashable {
     /// imgproxy's rounding (halves to even). Offsets of magnitude 1 or more are pixels, scaled
     /// by `dpr`; smaller ones are fractions of the outer size.
     package func position(width: Int, height: Int, innerWidth: Int, innerHeight: Int, dpr: Double) -> (x: Int, y: Int) {
-        let left = start(outer: width, inner: innerWidth, value: offsetX, dpr: dpr, horizontal: true)
-        let top = start(outer: height, inner: innerHeight, value: offsetY, dpr: dpr, horizontal: false)
+        let (left, top) = unclampedPosition(width: width, height: height, innerWidth: innerWidth, innerHeight: innerHeight, dpr: dpr)
         // Clamped like imgproxy: the lower bound wins when the inner rectangle is the larger.
         return (max(0, min(left, width - innerWidth)), max(0, min(top, height - innerHeight)))
     }
 
-    /// One axis of ``position(width:height:innerWidth:innerHeight:dpr:)``, before the clamp.
+    /// ``position(width:height:innerWidth:innerHeight:dpr:)`` before it is kept inside: a
+    /// watermark, which may hang over the edges, clamps it its own way.
+    package func unclampedPosition(width: Int, height: Int, innerWidth: Int, innerHeight: Int, dpr: Double) -> (x: Int, y: Int) {
+        (start(outer: width, inner: innerWidth, value: offsetX, dpr: dpr, horizontal: true),
+         start(outer: height, inner: innerHeight, value: offsetY, dpr: dpr, horizontal: false))
+    }
+
+    /// One axis of ``unclampedPosition(width:height:innerWidth:innerHeight:dpr:)``.
     private func start(outer: Int, inner: Int, value: Double, dpr: Double, horizontal: Bool) -> Int {
         let alignment = anchor.alignment(horizontal: horizontal)
         if alignment == .point { return GeometryMath.scaleToEven(outer, value) - inner / 2 }
-        let offset = value.magnitude >= 1 ? GeometryMath.roundToEven(value * dpr) : GeometryMath.scaleToEven(outer, value)
+        let offset = GeometryMath.offset(value, side: outer, dpr: dpr)
         switch alignment {
         case .leading: return offset
         case .trailing: return outer - inner - offset
