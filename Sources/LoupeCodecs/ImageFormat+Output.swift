@@ -25,8 +25,13 @@ extension ImageFormat {
     /// most browsers cannot show, JPEG, or PNG when the image has transparency, which JPEG
     /// would lose. This is imgproxy's rule, so the service and the command-line tool agree.
     public static func defaultOutput(forSource source: ImageFormat, transparent: Bool) -> ImageFormat {
-        source.isWritable ? source : transparent ? .png : .jpeg
+        source.isWritable ? source : fallbackOutput(transparent: transparent)
     }
+
+    /// The format of a result whose source format is not kept (Loupe does not write it, or a
+    /// stored copy whose only job is to be read back): JPEG, or PNG when the image has
+    /// transparency, which JPEG would lose.
+    public static func fallbackOutput(transparent: Bool) -> ImageFormat { transparent ? .png : .jpeg }
 
     /// The encoder settings that write this format at `quality` (used by the lossy formats;
     /// ignored by PNG and GIF). Throws `ImageCodecError.invalidBitmap` for a format Loupe does

@@ -17,6 +17,7 @@ import Testing
         // Read, not written (HEIF, JPEG XL): JPEG, or PNG to keep transparency (imgproxy's rule).
         #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: false) } == [.jpeg, .png, .webp, .gif, .jpeg, .avif, .jpeg])
         #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: true) } == [.jpeg, .png, .webp, .gif, .png, .avif, .png])
+        #expect(ImageFormat.fallbackOutput(transparent: false) == .jpeg && ImageFormat.fallbackOutput(transparent: true) == .png)
         #expect(formats.map(\.fileExtension) == ["jpg", "png", "webp", "gif", "heif", "avif", "jxl"])
         #expect(formats.map(\.mimeType) == ["image/jpeg", "image/png", "image/webp", "image/gif", "image/heif", "image/avif", "image/jxl"])
     }
