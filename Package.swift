@@ -59,8 +59,12 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate"), .linkedLibrary("imagequant"),
                                 .linkedLibrary("webpmux")]),
         .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
-        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
-        .executableTarget(name: "LoupeURLFuzz", dependencies: ["LoupeServer", "Loupe", "LoupeCodecs"], path: "Fuzz/LoupeURLFuzz", swiftSettings: strict),
+        // libFuzzer targets (Scripts/ci/fuzz.sh) and the driver they share; not products.
+        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver", swiftSettings: strict),
+        .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["FuzzDriver", "LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
+        .executableTarget(
+            name: "LoupeURLFuzz", dependencies: ["FuzzDriver", "LoupeServer", "Loupe", "LoupeCodecs"], path: "Fuzz/LoupeURLFuzz",
+            swiftSettings: strict),
         // Child process for CodecLibraryLoadingTests: what a fresh process maps as it sniffs and
         // decodes, and the missing-library path; deliberately not a product.
         .executableTarget(

@@ -115,8 +115,8 @@ enum PipelineInstructions {
         case "stage":
             for index in 0..<loads {
                 let data = images[index % imageCount]
-                try ImagePipeline.checkDownloadedImage(data, decoder: decoder)
-                blackHole(try ImagePipeline.decodeWork(data, thumbnail: 256, decoder: decoder, limits: DecodingLimits()))
+                try DataStage.checkDownloadedImage(data, decoder: decoder)
+                blackHole(try DecodeStage.decodeWork(data, thumbnail: 256, decoder: decoder, limits: DecodingLimits()))
             }
         default:
             let pipeline = PipelinePlumbing.makePipeline(images)

@@ -1,9 +1,9 @@
 // libFuzzer entry point for the codecs: one executable, the decoder chosen by the
 // LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl; icc feeds the
 // input to the colour management path as a JPEG's ICC profile). Built and run by
-// Scripts/ci/fuzz.sh with -sanitize=fuzzer,address; the ordinary build compiles it as a plain
-// executable that only explains how to run it.
+// Scripts/ci/fuzz.sh with -sanitize=fuzzer,address (Fuzz/FuzzDriver).
 import Foundation
+import FuzzDriver
 import LoupeCodecs
 
 /// The decoder under test, read once: libFuzzer calls the entry point millions of times.
@@ -38,29 +38,9 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 
     return 0
 }
 
-#if LOUPE_FUZZING
-/// libFuzzer's driver, which its own `main` would call.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-/// SwiftPM links executables with `main` aliased to `<module>_main`, which hides libFuzzer's
-/// `main`; this stands in for it and starts the driver.
-@_cdecl("LoupeCodecsFuzz_main")
-func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput)
-}
-#else
-/// Without the fuzzing build, libFuzzer's `main` is absent; this one explains how to run it.
 @main
-enum FuzzUsage {
+enum CodecsFuzz {
     static func main() {
-        print("LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>")
+        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>"))
     }
 }
-#endif

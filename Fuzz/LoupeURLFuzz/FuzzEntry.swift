@@ -1,10 +1,9 @@
 // libFuzzer entry point for the service's URL handling: the input is an imgproxy URL path; a
 // path that parses is also planned and processed, on a small image whose size the fuzzer picks,
 // so the option parser, the presets, imgproxy's geometry and the processors all see what an
-// attacker can put in a URL. Built and run by `Scripts/ci/fuzz.sh url <seconds>` with
-// -sanitize=fuzzer,address; the ordinary build compiles it as a plain executable that only
-// explains how to run it.
+// attacker can put in a URL. Built and run by `Scripts/ci/fuzz.sh url <seconds>` (Fuzz/FuzzDriver).
 import Foundation
+import FuzzDriver
 import Loupe
 import LoupeCodecs
 import LoupeServer
@@ -39,29 +38,9 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 
     return 0
 }
 
-#if LOUPE_FUZZING
-/// libFuzzer's driver, which its own `main` would call.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-/// SwiftPM links executables with `main` aliased to `<module>_main`, which hides libFuzzer's
-/// `main`; this stands in for it and starts the driver.
-@_cdecl("LoupeURLFuzz_main")
-func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput)
-}
-#else
-/// Without the fuzzing build, libFuzzer's `main` is absent; this one explains how to run it.
 @main
-enum FuzzUsage {
+enum URLFuzz {
     static func main() {
-        print("LoupeURLFuzz is a libFuzzer target: run it with Scripts/ci/fuzz.sh url <seconds>")
+        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeURLFuzz is a libFuzzer target: run it with Scripts/ci/fuzz.sh url <seconds>"))
     }
 }
-#endif

@@ -25,36 +25,15 @@ if [ -z "$loupe" ]; then
 fi
 cores=$(nproc)
 
-work="$(mktemp -d /tmp/loupe-bench-animation-XXXXXX)"
-pids=()
-cleanup() {
-  # thumbor's forked workers first: they outlive their parent otherwise.
-  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-source Scripts/bench/bench-sources.sh  # free_port, wait_port, the photos' names
+source Scripts/bench/bench-sources.sh
+bench_workdir animation
 thumbor_venv
-mkdir -p "$work/root" "$work/tmp"
+mkdir -p "$work/root"
 photo_files=()
 for name in "${photos[@]}"; do photo_files+=("$(ls Corpus/skimage/$name.* | head -1)"); done
 .venv-conformance/bin/python Scripts/conformance/animation_reference.py strip "$work/root/anim.gif" 50 480 270 "${photo_files[@]}"
 source_info=$(.venv-conformance/bin/python Scripts/conformance/animation_reference.py describe "$work/root/anim.gif")
-origin_port=$(free_port)
-cat > "$work/origin.conf" <<CONF
-daemon off; master_process off; worker_processes 1; pid $work/origin.pid; error_log $work/origin-error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off; client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy;
-  fastcgi_temp_path $work/tmp/fastcgi; uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;
-  types { image/gif gif; } keepalive_requests 1000000;
-  server { listen 127.0.0.1:$origin_port; location ~ ^/p/.*/anim\.gif$ { alias $work/root/anim.gif; } }
-}
-CONF
-/usr/sbin/nginx -p "$work" -c "$work/origin.conf" </dev/null >/dev/null 2>&1 & pids+=($!)
-origin="http://127.0.0.1:$origin_port"
+bench_origin "$work"
 
 loupe_port=$(free_port)
 "$loupe" serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet --max-animation-frames 100 \
@@ -72,7 +51,7 @@ CONF
 .venv-thumbor/bin/thumbor --ip 127.0.0.1 --port "$thumbor_port" --processes "$cores" -c "$work/thumbor.conf" -l error \
   >"$work/thumbor.log" 2>&1 & pids+=($!)
 thumbor_pid=$!
-for port in "$origin_port" "$loupe_port" "$thumbor_port"; do
+for port in "$loupe_port" "$thumbor_port"; do
   wait_port "$port" || { tail -n 20 "$work"/*.log >&2; exit 1; }
 done
 

@@ -21,8 +21,8 @@ ls Corpus/skimage/rocket.* >/dev/null 2>&1 || bash Scripts/fetch-corpus.sh >/dev
 echo "== building loupe (release)" >&2
 swift build -c release --product loupe >&2
 
-work="$(mktemp -d /tmp/loupe-bench-cluster-XXXXXX)"
 source Scripts/bench/bench-sources.sh
+bench_workdir cluster
 
 # The cluster: unsigned URLs (wrk's paths need no signing), sources on loopback.
 export LOUPE_CLUSTER_DIR="$work/cluster" LOUPE_CLUSTER_PORT LOUPE_BIN="$PWD/.build/release/loupe"
@@ -33,14 +33,8 @@ LOUPE_CLUSTER_PORT=$(free_port)
 while ! python3 -c "import socket,sys; [socket.socket().bind(('127.0.0.1', $LOUPE_CLUSTER_PORT + i)) for i in (1, 2)]" 2>/dev/null; do
   LOUPE_CLUSTER_PORT=$(free_port)
 done
-origin_pid=""
-cleanup() {
-  bash Scripts/ops/cluster.sh stop >/dev/null 2>&1 || true
-  [ -z "$origin_pid" ] || kill "$origin_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# The cluster's instances first, then what bench_workdir stops and removes.
+trap 'bash Scripts/ops/cluster.sh stop >/dev/null 2>&1 || true; bench_cleanup' EXIT
 
 # The sources: ~2-megapixel photos from nginx on loopback (as bench-serve.sh).
 bench_sources "$work"

@@ -26,16 +26,8 @@ if [ -z "${LOUPE_BIN:-}" ]; then
   LOUPE_BIN=.build-release/release/loupe
 fi
 
-work="$(mktemp -d /tmp/loupe-bench-overload-XXXXXX)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
 source Scripts/bench/bench-sources.sh
+bench_workdir overload
 echo "== sources: 4000x3000 JPEG, tiled from the corpus's photos" >&2
 mkdir -p "$work/root" "$work/tmp"
 count=${#photos[@]}
@@ -54,7 +46,6 @@ for ((i = 0; i < count; i++)); do
 done
 # nginx, as the other service benchmarks run it, over these files.
 bench_origin "$work"
-pids+=("$origin_pid")
 sizes=$(for name in "${photos[@]}"; do stat -c %s "$work/root/$name.jpg"; done | awk '{ s += $1 } END { printf "%.1f", s / NR / 1048576 }')
 
 # The load: `clients` threads with a kept-alive connection each, for `duration` seconds; prints

@@ -21,21 +21,11 @@ echo "== building loupe (release)" >&2
 swift build -c release --product loupe >&2
 cores=$(nproc)
 
-work="$(mktemp -d /tmp/loupe-bench-serve-XXXXXX)"
-pids=()
-cleanup() {
-  # thumbor's forked workers first: they outlive their parent otherwise.
-  for pid in "${pids[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# The sources: ~2-megapixel photos from nginx on loopback.
 source Scripts/bench/bench-sources.sh
+bench_workdir serve
+# The sources: ~2-megapixel photos from nginx on loopback.
 thumbor_venv
 bench_sources "$work"
-pids+=("$origin_pid")
 
 loupe_port=$(free_port)
 .build/release/loupe serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \

@@ -37,10 +37,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest source in MB, fractions allowed (default 50).") var maxSourceSize: String?
     @Option(help: "Largest source in megapixels, fractions allowed, checked from its header (default 50).") var maxSourcePixels: String?
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
-    @Option(help: "Most frames of an animation kept, the rest dropped; 1 answers the first frame (default 1).") var maxAnimationFrames: String?
+    @Option(help: "Most frames of an animation kept, the rest dropped; 1 answers the first frame (default 100).") var maxAnimationFrames: String?
     @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
     @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
-    @Option(help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 64).")
+    @Option(help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32).")
     var memoryBudget: String?
     @Option(help: "Seconds for one source download (default 10).") var downloadTimeout: String?
     @Option(help: "Seconds for one request (default 30).") var requestTimeout: String?

@@ -112,7 +112,7 @@ import Testing
                 }
                 #expect(await eventually { pipeline.statistics.dataLoads == 1 && origin.requestCount(for: "/missing.jpg") == 1 })
                 // The data stage has one load; wait until every caller has joined it before the 404.
-                #expect(await eventually { pipeline.dataRequestStage.waiterCount(for: ImagePipeline.StageKey(ImageRequest(url: url)).data) == 3 })
+                #expect(await eventually { pipeline.dataStage.requestLoader.waiterCount(for: ImagePipeline.StageKey(ImageRequest(url: url)).data) == 3 })
                 gate.open()
                 await group.waitForAll()
             }

@@ -31,8 +31,8 @@ import Testing
         let second = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop, resize, flip])) }
         let third = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop])) }
         // All three wait for the one data load before it is let through.
-        #expect(await eventually { loader.loads.count == 1 && pipeline.statistics.requests == 3 && pipeline.decodeStage.loadsInFlight == 1 })
-        #expect(await eventually { pipeline.processStage.loadsInFlight == 4 }, "c+r+s, c+r+f, c+r and c: the prefixes once")
+        #expect(await eventually { loader.loads.count == 1 && pipeline.statistics.requests == 3 && pipeline.decodeStage.loader.loadsInFlight == 1 })
+        #expect(await eventually { pipeline.processStage.loader.loadsInFlight == 4 }, "c+r+s, c+r+f, c+r and c: the prefixes once")
         loader.gate.open()
         let (a, b, c) = try await (first.value, second.value, third.value)
         #expect(a.bitmap.width == 16 && a.bitmap.height == 10)
@@ -50,7 +50,7 @@ import Testing
         let url = try temporaryFile(TestImage.jpeg(width: 64, height: 48))
         let cancelled = pipeline.imageTask(with: ImageRequest(url: url))
         let kept = pipeline.imageTask(with: ImageRequest(url: url))
-        #expect(await eventually { pipeline.dataStage.loadsInFlight == 1 && pipeline.statistics.requests == 2 && pipeline.statistics.coalescedRequests == 1 })
+        #expect(await eventually { pipeline.dataStage.loader.loadsInFlight == 1 && pipeline.statistics.requests == 2 && pipeline.statistics.coalescedRequests == 1 })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.response }
         loader.gate.open()
@@ -69,7 +69,7 @@ import Testing
         for task in tasks { task.cancel() }
         for task in tasks { await #expect(throws: CancellationError.self) { try await task.response } }
         #expect(await eventually { loader.cancellations.count == 1 })
-        #expect(await eventually { pipeline.dataStage.loadsInFlight == 0 && pipeline.decodeStage.loadsInFlight == 0 })
+        #expect(await eventually { pipeline.dataStage.loader.loadsInFlight == 0 && pipeline.decodeStage.loader.loadsInFlight == 0 })
         #expect(pipeline.statistics.decodes == 0)
     }
 

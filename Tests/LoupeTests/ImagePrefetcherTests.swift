@@ -82,7 +82,7 @@ import Testing
         // request as coalesced a moment earlier, at its memory miss, and stopping the prefetch in
         // between would cancel the load before the cell joins it (seen under ThreadSanitizer).
         let key = ImagePipeline.StageKey(ImageRequest(url: urls[0]))
-        #expect(await eventually { pipeline.finalImageStage.waiterCount(for: key) == 2 })
+        #expect(await eventually { pipeline.finalImageStage.loader.waiterCount(for: key) == 2 })
         #expect(pipeline.statistics.coalescedRequests == 1)
         prefetcher.stopPrefetching(with: [urls[0]])
         #expect(await eventually { prefetcher.statistics.cancelled == 1 })

@@ -23,7 +23,7 @@ import Testing
         try #require(FileManager.default.fileExists(atPath: url.path), "run Scripts/fetch-corpus.sh first")
         let data = try Data(contentsOf: url)
         let size = 96
-        let thumbnail = try ImagePipeline.decodeWork(data, thumbnail: size, decoder: ImageDecoder(), limits: DecodingLimits()).bitmap
+        let thumbnail = try DecodeStage.decodeWork(data, thumbnail: size, decoder: ImageDecoder(), limits: DecodingLimits()).bitmap
         func resized(_ management: ColorManagement) throws -> Bitmap {
             let options = DecodingOptions(maxPixelSize: size, appliesOrientation: true, colorManagement: management)
             return try Resize(maxPixelSize: size).process(ImageDecoder().decode(data, options: options).bitmap)

@@ -23,18 +23,35 @@ public final class ImagePipeline: Sendable {
 
     /// Processed images by what they are (not by cache policy); `nil` when disabled.
     let memoryCache: MemoryCache<ImageKey, StagedImage>?
-    // The stages, in a request's order (drawn in ImagePipeline+Stages.swift; a file each).
-    /// Final images: stores into `memoryCache` before its load ends, so no caller can miss both
-    /// the cache and the load.
-    let finalImageStage: SingleFlightLoader<StageKey, StagedImage>
-    /// Images after some (at least one) of their processors.
-    let processStage: SingleFlightLoader<StageKey, StagedImage>
-    /// Images decoded (and downscaled to their thumbnail size), before processors.
-    let decodeStage: SingleFlightLoader<StageKey, StagedImage>
-    /// Data, from disk, network or a local file.
-    let dataStage: SingleFlightLoader<StageKey, FetchedData>
-    /// ``data(for:)``'s requests: the data stage, with their failure logged once.
-    let dataRequestStage: SingleFlightLoader<StageKey, FetchedData>
+    // The stages, in a request's order; each a type owning its loader, in a file of its own
+    // (Sources/Loupe/Stages):
+    //
+    //   image(for:) ─► response(for:priority:progress:)                         this file
+    //     │ memory hit? ── yes ──► ImageResponse(origin: .memory)
+    //     ▼ no: responseFromStages(for:...)
+    //   finalImageStage   the processed image from disk (.storeAll), else ▼;      FinalImageStage
+    //     │               stores it in the memory cache
+    //     ▼
+    //   processStage      the last processor on the image without it, itself     ProcessStage
+    //     │               ▲ this stage, so a shared processor prefix runs once;
+    //     │               no processors: ▼
+    //     ▼
+    //   decodeStage       decode + downscale to the thumbnail                    DecodeStage
+    //     ▼
+    //   dataStage         a local file or data URL, else the disk cache (fresh,  DataStage
+    //                     or revalidated) or the network, stored through
+    //                     DiskCacheWriter (LoupeCaching)
+    //
+    //   data(for:) ─► dataStage's request loader (logs its failure once) ─► dataStage
+    //
+    // Each stage's loader is a `SingleFlightLoader` keyed by a `StageKey` (StageKeys.swift): its
+    // work runs once per key however many requests want it, at the highest priority among them,
+    // and is cancelled only with the last of them. A stage holds the stage below it and the
+    // shared `StageContext`, never the pipeline.
+    let finalImageStage: FinalImageStage
+    let processStage: ProcessStage
+    let decodeStage: DecodeStage
+    let dataStage: DataStage
     /// Bounds HTTP loads and orders them by priority.
     let networkQueue: WorkQueue
     /// Bounds decoding and processing and orders them by priority.
@@ -68,15 +85,15 @@ public final class ImagePipeline: Sendable {
             rateLimit: configuration.dataLoadRateLimit)
         processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
 
-        // The stages' loads call back into the pipeline, which does not exist yet while they are
-        // created; they reach it weakly, so the pipeline owns its stages and not the reverse.
-        let owner = PipelineReference()
-        finalImageStage = Self.makeFinalImageStage(owner)
-        processStage = Self.makeProcessStage(owner)
-        decodeStage = Self.makeDecodeStage(owner)
-        dataStage = Self.makeDataStage(owner)
-        dataRequestStage = Self.makeDataRequestStage(owner)
-        owner.set(self)
+        // Bottom up: each stage holds the one below it.
+        let context = StageContext(
+            configuration: configuration, recorder: recorder, logger: logger, dataCacheWriter: dataCacheWriter,
+            processingQueue: processingQueue)
+        dataStage = DataStage(context: context, networkQueue: networkQueue, progressObservers: progressObservers)
+        decodeStage = DecodeStage(context: context, dataStage: dataStage)
+        processStage = ProcessStage(context: context, decodeStage: decodeStage)
+        finalImageStage = FinalImageStage(
+            context: context, memoryCache: memoryCache, processStage: processStage, decodeStage: decodeStage)
     }
 
     // MARK: - Loading
@@ -112,7 +129,7 @@ public final class ImagePipeline: Sendable {
     public func data(for request: ImageRequest) async throws -> (data: Data, origin: ImageOrigin) {
         let key = StageKey(request).data
         do {
-            let fetched = try await value(from: dataRequestStage, for: key, priority: LoadPriority(request.priority.taskPriority))
+            let fetched = try await dataStage.dataForDataRequest(key, priority: LoadPriority(request.priority.taskPriority))
             return (fetched.data, fetched.origin)
         } catch let error as ImagePipelineError {
             recorder.recordFailure(error)
@@ -202,11 +219,6 @@ public final class ImagePipeline: Sendable {
         return (statistics.count, statistics.totalCost)
     }
 
-    /// Logs a failure of shared work once, at the configured level.
-    func logFailure(_ error: ImagePipelineError, key: String) {
-        logger.log(level: configuration.failureLogLevel, "failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.kind)"])
-    }
-
     /// What the pipeline has done so far.
     public var statistics: Statistics { recorder.snapshot }
 
@@ -264,8 +276,7 @@ public final class ImagePipeline: Sendable {
         defer { observation.map(progressObservers.remove) }
         logger.debug("loading", metadata: ["key": "\(key)", "cachePolicy": "\(request.cachePolicy)"])
         do {
-            let staged = try await value(
-                from: finalImageStage, for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
+            let staged = try await finalImageStage.image(for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
             var timings = staged.timings
             timings.total = start.duration(to: .now)
             logger.debug("loaded", metadata: [

@@ -27,10 +27,16 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// waits for itself.
     public typealias PrioritizedLoad = @Sendable (Key, LoadPriority) async throws -> Value
 
+    /// A ``PrioritizedLoad`` that asks this same loader for other keys — an image made by a
+    /// chain of steps from the image one step shorter, say, so that chains sharing a prefix
+    /// compute it once. It receives the loader with each call: a load that held the loader
+    /// itself would keep it alive, and the loader holds its load.
+    public typealias RecursiveLoad = @Sendable (SingleFlightLoader, Key, LoadPriority) async throws -> Value
+
     /// Where finished values are kept; `nil` when the loader only coalesces.
     public let memoryCache: MemoryCache<Key, Value>?
 
-    @usableFromInline let load: PrioritizedLoad
+    @usableFromInline let load: RecursiveLoad
     @usableFromInline let cost: @Sendable (Value) -> Int
     @usableFromInline let flights = Locked<[Key: Flight]>([:])
     @usableFromInline let nextID = Atomic<UInt64>(0)
@@ -46,18 +52,28 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         load: @escaping Load
     ) {
-        self.init(memoryCache: memoryCache, cost: cost, prioritizedLoad: { key, _ in try await load(key) })
+        self.init(memoryCache: memoryCache, cost: cost, recursiveLoad: { _, key, _ in try await load(key) })
     }
 
     /// Creates a loader whose load receives its live priority (see ``PrioritizedLoad``).
-    public init(
+    public convenience init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         prioritizedLoad: @escaping PrioritizedLoad
     ) {
+        self.init(memoryCache: memoryCache, cost: cost, recursiveLoad: { _, key, priority in try await prioritizedLoad(key, priority) })
+    }
+
+    /// Creates a loader whose load receives the loader and its live priority (see
+    /// ``RecursiveLoad``).
+    public init(
+        memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
+        cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        recursiveLoad: @escaping RecursiveLoad
+    ) {
         self.memoryCache = memoryCache
         self.cost = cost
-        self.load = prioritizedLoad
+        self.load = recursiveLoad
     }
 
     /// Returns the value for `key`: from the memory cache at once, else by joining the load in
@@ -290,7 +306,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     func run(_ key: Key, flight id: UInt64, priority: LoadPriority) async {
         let result: Result<Value, any Error>
         do {
-            result = .success(try await load(key, priority))
+            result = .success(try await load(self, key, priority))
         } catch {
             result = .failure(LoadError(key: key, underlying: error))
         }

@@ -133,3 +133,6 @@ extension ImagePipeline {
         var description: String { image.description }
     }
 }
+
+/// What the stages key their loads by (``ImagePipeline/StageKey``).
+typealias StageKey = ImagePipeline.StageKey

@@ -1,0 +1,211 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeLoading
+
+/// The data stage, the bottom of a request's path: a local file or data URL, else the disk
+/// cache (fresh, or revalidated with the server) or the network, stored through the disk
+/// cache's writer. One load per data key and cache policy, however many requests wait for it.
+package final class DataStage: Sendable {
+    /// The data's loads, shared by every image request for the data.
+    let loader: SingleFlightLoader<StageKey, FetchedData>
+    /// ``ImagePipeline/data(for:)``'s requests over `loader`: they share it, so their failure is
+    /// logged once too — and not by `loader`, which image requests share as well.
+    let requestLoader: SingleFlightLoader<StageKey, FetchedData>
+
+    init(context: StageContext, networkQueue: WorkQueue, progressObservers: ProgressObservers) {
+        let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers)
+        let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil) { key, priority in
+            try await work.data(for: key, priority: priority)
+        }
+        self.loader = loader
+        requestLoader = SingleFlightLoader(memoryCache: nil) { key, priority in
+            do {
+                return try await loader.stageValue(for: key, priority: priority)
+            } catch let error as ImagePipelineError {
+                context.logFailure(error, key: key.image.dataKey)
+                throw error
+            }
+        }
+    }
+
+    /// The data `key` names (its ``ImagePipeline/StageKey/data`` form), for the decode stage.
+    nonisolated(nonsending)
+    func data(for key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+        try await loader.stageValue(for: key, priority: priority)
+    }
+
+    /// The data for a ``ImagePipeline/data(for:)`` request, its failure logged once.
+    nonisolated(nonsending)
+    func dataForDataRequest(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+        try await requestLoader.stageValue(for: key, priority: priority)
+    }
+
+    /// Refuses downloaded data whose header the decoder cannot read (package-visible for the
+    /// benchmarks' instruction counts).
+    package static func checkDownloadedImage(_ data: Data, decoder: any ImageDecoding) throws {
+        do {
+            _ = try decoder.metadata(of: data)
+        } catch {
+            throw ImagePipelineError.decodingFailed(error)
+        }
+    }
+
+    /// The stage's work, apart from its loader so the loader's load can hold it.
+    private struct Work: Sendable {
+        let context: StageContext
+        /// Bounds HTTP loads and orders them by priority.
+        let networkQueue: WorkQueue
+        let progressObservers: ProgressObservers
+
+        /// The data for `key`: disk cache (fresh, or revalidated with the server), network, or a
+        /// local file.
+        func data(for key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+            context.recorder.record(.dataLoads)
+            let fetched = try await dataFromSource(key, priority: priority)
+            context.logger.debug("data loaded", metadata: [
+                "key": "\(key.image.dataKey)", "stage": "data", "origin": "\(fetched.origin)",
+                "bytes": "\(fetched.data.count)", "revalidated": "\(fetched.isRevalidated)", "duration": "\(fetched.duration)",
+            ])
+            return fetched
+        }
+
+        /// A local file or data URL through the local loader; http(s) through ``httpData(_:priority:start:)``.
+        private func dataFromSource(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
+            let start = ContinuousClock.now
+            switch key.url.scheme?.lowercased() {
+            case "file", "data":
+                let response = try await dataResponse(from: context.configuration.localDataLoader, for: key, headers: [:])
+                context.recorder.record(.localLoads)
+                return FetchedData(data: response.data, origin: .file, isRevalidated: false, duration: start.duration(to: .now))
+            case "http", "https":
+                return try await httpData(key, priority: priority, start: start)
+            default:
+                throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(key.url.scheme ?? ""))
+            }
+        }
+
+        /// The disk cache's copy when it may serve, else the network (a conditional request when the
+        /// copy has validators), refusing data that is not an image before it is stored.
+        private func httpData(_ key: StageKey, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
+            let dataKey = key.image.dataKey
+            let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: dataKey)
+            switch key.cachePolicy {
+            case .returnCacheDataDontLoad:
+                guard let cached else { throw ImagePipelineError.notCached }
+                context.recorder.record(.diskHits)
+                return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now))
+            case .useCache:
+                if let cached, !cached.isExpired {
+                    context.recorder.record(.diskHits)
+                    return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now))
+                }
+            case .revalidate, .reloadIgnoringCaches:
+                break
+            }
+
+            // A stale (or, for .revalidate, any) copy with validators is revalidated rather than
+            // downloaded again; one without validators cannot be, and is replaced.
+            var headers: [String: String] = [:]
+            if let validators = cached?.validators {
+                if let etag = validators.etag { headers["If-None-Match"] = etag }
+                if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+            }
+            let isConditional = !headers.isEmpty
+            let onRetry = RetryObserver { [recorder = context.recorder, logger = context.logger] error, attempt, delay in
+                recorder.record(.retries)
+                logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
+            }
+            // Timed from its slot and its memory: waiting for them is the queue's time, not the
+            // download's.
+            let (response, downloadStart, reservation) = try await RetryObserver.$current.withValue(onRetry) {
+                try await networkQueue.run(priority: priority) {
+                    // Skipped when every request for it was cancelled while it waited for a slot.
+                    try Task.checkCancellation()
+                    // Reserved in the slot (so at most a slot's worth of downloads can pass the
+                    // budget by more than their estimate) and kept with the data until it is
+                    // decoded: past the budget, downloads wait here, first come, first served,
+                    // instead of piling sources up in memory.
+                    let reservation = try await reserveMemoryForDownload(priority: priority)
+                    let downloadStart = ContinuousClock.now
+                    context.recorder.record(.networkRequests)
+                    if isConditional { context.recorder.record(.revalidations) }
+                    return (try await dataResponse(from: context.configuration.dataLoader, for: key, headers: headers), downloadStart, reservation)
+                }
+            }
+            let receivedAt = context.configuration.now()
+            let freshness = HTTPFreshness.of(response, receivedAt: receivedAt, defaultTimeToLive: context.configuration.defaultTimeToLive)
+
+            if response.isNotModified {
+                guard let cached, isConditional else {
+                    throw ImagePipelineError.dataLoadingFailed(DataLoadingError.invalidResponse("304 Not Modified to an unconditional request"))
+                }
+                context.recorder.record(.notModified)
+                refreshCachedEntry(forKey: dataKey, freshness: freshness, response: response, previous: cached.validators)
+                context.logger.debug("revalidated", metadata: ["key": "\(key)"])
+                return FetchedData(data: cached.data, origin: .disk, isRevalidated: true, duration: downloadStart.duration(to: .now))
+            }
+
+            context.recorder.record(.downloads)
+            context.recorder.record(.bytesDownloaded, response.data.count)
+            // Data that is not an image the decoder can read is refused here, before it is stored:
+            // a server answering HTML as image/jpeg must leave nothing in the cache.
+            try DataStage.checkDownloadedImage(response.data, decoder: context.configuration.decoder)
+            storeData(response, forKey: dataKey, freshness: freshness)
+            reservation?.settle(to: response.data.count)
+            return FetchedData(
+                data: response.data, origin: .network, isRevalidated: false, duration: downloadStart.duration(to: .now),
+                reservation: reservation)
+        }
+
+        /// Waits for the memory budget's share of one download (the usual size of recent ones, 1 MB
+        /// before any), or returns `nil` without a budget.
+        private func reserveMemoryForDownload(priority: LoadPriority) async throws -> MemoryReservation? {
+            guard let budget = context.configuration.memoryBudget else { return nil }
+            return try await budget.reserve(budget.typicalSize(fallback: 1 << 20), arrival: priority.arrival)
+        }
+
+        /// Loads with `loader`, reporting progress to the requests waiting for `key`'s data.
+        private func dataResponse(from loader: any DataLoading, for key: StageKey, headers: [String: String]) async throws -> DataResponse {
+            let observers = progressObservers
+            do {
+                return try await loader.loadData(for: DataRequest(url: key.url, headers: headers)) { received, expected in
+                    observers.notify(key, received: received, expected: expected)
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw ImagePipelineError.dataLoadingFailed(error)
+            }
+        }
+
+        // MARK: Disk cache
+
+        /// The disk entry for `key`, stale or not (written or still staged).
+        private func cachedEntry(forKey key: String) -> DiskCacheEntry? {
+            context.dataCacheWriter?.entry(forKey: key)
+        }
+
+        private func storeData(_ response: DataResponse, forKey key: String, freshness: HTTPFreshness) {
+            guard let dataCacheWriter = context.dataCacheWriter else { return }
+            guard freshness.isStorable else {
+                // The server forbids keeping this response: drop any older copy too.
+                dataCacheWriter.remove(forKey: key)
+                return
+            }
+            dataCacheWriter.store(response.data, forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt), validators: Self.validators(of: response))
+        }
+
+        private func refreshCachedEntry(forKey key: String, freshness: HTTPFreshness, response: DataResponse, previous: DiskCacheValidators) {
+            // A 304 may carry new validators; where it does not, the stored ones stay valid.
+            var validators = Self.validators(of: response)
+            validators.etag = validators.etag ?? previous.etag
+            validators.lastModified = validators.lastModified ?? previous.lastModified
+            context.dataCacheWriter?.markRevalidated(forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt), validators: validators)
+        }
+
+        private static func validators(of response: DataResponse) -> DiskCacheValidators {
+            DiskCacheValidators(etag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+        }
+    }
+}

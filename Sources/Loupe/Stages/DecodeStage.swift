@@ -1,0 +1,175 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+import LoupeProcessing
+
+/// The decode stage: the data decoded and downscaled to the request's thumbnail size, or, for a
+/// first processor that scales the image down itself, at the smallest scale it still needs.
+/// One load per (data, thumbnail size or scaling first processor), however many requests and
+/// processor chains wait for it.
+package final class DecodeStage: Sendable {
+    /// The decodes in flight.
+    let loader: SingleFlightLoader<StageKey, StagedImage>
+    private let work: Work
+
+    init(context: StageContext, dataStage: DataStage) {
+        let work = Work(context: context, dataStage: dataStage)
+        self.work = work
+        loader = SingleFlightLoader(memoryCache: nil) { key, priority in
+            try await work.image(for: key, priority: priority)
+        }
+    }
+
+    /// The image `key` names without its processors (its ``ImagePipeline/StageKey/decoded`` form).
+    nonisolated(nonsending)
+    func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        try await loader.stageValue(for: key, priority: priority)
+    }
+
+    /// A processed image stored on disk, decoded as it is (never downscaled again), in the
+    /// processing queue; not shared with other loads.
+    func decodeStoredImage(_ data: Data, priority: LoadPriority) async throws
+        -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
+        try await work.decode(data, thumbnail: nil, priority: priority)
+    }
+
+    /// The stage's work, apart from its loader so the loader's load can hold it.
+    private struct Work: Sendable {
+        let context: StageContext
+        let dataStage: DataStage
+
+        /// Decodes the data, downscaled to the thumbnail size: straight from the codec where it can
+        /// (JPEG's DCT scaling, WebP's scaler), then resized to fit exactly; or, for a first
+        /// processor that scales the image down itself, at the smallest scale it still needs.
+        func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+            let fetched = try await dataStage.data(for: key.data, priority: priority)
+            let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
+            do {
+                container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
+                                             sourceScaling: key.sourceScaling, priority: priority)
+            } catch let error as ImagePipelineError {
+                discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
+                throw error
+            }
+            context.logger.debug("decoded", metadata: [
+                "key": "\(key)", "stage": "decode", "size": "\(container.value.bitmap.width)x\(container.value.bitmap.height)",
+                "duration": "\(container.duration)",
+            ])
+            return StagedImage(
+                container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
+                timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data,
+                reservation: container.reservation)
+        }
+
+        /// Removes data that turned out not to decode from the disk cache. The data stage stores a
+        /// download once its header reads as an image; a body that is complete by HTTP but corrupt
+        /// inside (a file cut short on the server, say) only fails here. Kept, it would fail every
+        /// request from disk, without asking the server, until it expires. Data over the decoding
+        /// limits is valid and stays: downloading it again would only fail again.
+        private func discardUndecodableData(_ fetched: FetchedData, forKey dataKey: String, error: ImagePipelineError) {
+            guard fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
+                  let dataCacheWriter = context.dataCacheWriter, dataCacheWriter.entry(forKey: dataKey)?.data == fetched.data
+            else { return }
+            dataCacheWriter.remove(forKey: dataKey)
+            context.logger.warning("undecodable data removed from the disk cache", metadata: ["key": "\(dataKey)", "error": "\(error)"])
+        }
+
+        /// Decodes in the processing queue (also for the final image stage's processed images
+        /// stored on disk). Returns the decoded pixels' share of the memory budget (if there is one),
+        /// for the caller to hold as long as it holds the pixels.
+        func decode(
+            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, sourceScaling: (any SourceScaledProcessing)? = nil,
+            priority: LoadPriority
+        ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
+            let decoder = context.configuration.decoder
+            let limits = context.configuration.decodingLimits
+            let budget = context.configuration.memoryBudget
+            let ((container, reservation), duration) = try await context.runProcessingWork(priority: priority) {
+                // The header, read once more before the decode, only where someone needs it.
+                let metadata = sourceScaling != nil || budget != nil ? try? decoder.metadata(of: data) : nil
+                let minimumScale = metadata.flatMap { DecodeStage.minimumScale(of: $0, for: sourceScaling) }
+                // Taken on the worker, without waiting: the decode is committed, and only the end
+                // of its pixels (processed, or the request done) gives the memory back; on failure
+                // the reservation is dropped here, which releases it.
+                let reservation = budget.map {
+                    $0.reserveNow(DecodeStage.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames, minimumScale: minimumScale))
+                }
+                return (try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder, limits: limits,
+                                            minimumScale: minimumScale), reservation)
+            }
+            context.recorder.record(.decodes)
+            return (container, duration, reservation)
+        }
+    }
+
+    /// The share of the source's size `sourceScaling` needs decoded, from the source's header
+    /// (its size as it will be decoded: upright); nil without one.
+    static func minimumScale(of metadata: ImageMetadata, for sourceScaling: (any SourceScaledProcessing)?) -> Double? {
+        guard let sourceScaling, metadata.width > 0, metadata.height > 0 else { return nil }
+        let turned = metadata.orientation.swapsDimensions
+        let scale = sourceScaling.minimumSourceScale(sourceWidth: turned ? metadata.height : metadata.width,
+                                                     sourceHeight: turned ? metadata.width : metadata.height)
+        return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+    }
+
+    /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
+    /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full, times the frames kept
+    /// of an animation. 0 for data whose header does not read (the decode fails at once).
+    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil) -> Int {
+        guard let metadata else { return 0 }
+        var (width, height) = (max(0, metadata.width), max(0, metadata.height))
+        if metadata.format == .jpeg {
+            let eighths = JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: thumbnail, minimumScale: minimumScale)
+            (width, height) = ((width * eighths + 7) / 8, (height * eighths + 7) / 8)
+        }
+        let frames = max(1, min(metadata.frameCount, maximumFrames))
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        let (total, overflowFrames) = pixels.multipliedReportingOverflow(by: frames)
+        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 8) * 4
+    }
+
+    /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
+    /// to `thumbnail` or to `minimumScale` of the source), then resize to fit `thumbnail`, then
+    /// convert the colours to sRGB — after the resize, so a thumbnail converts only its own
+    /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
+    /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
+    /// that many of an animation's frames, each treated the same way.
+    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding,
+                                   limits: DecodingLimits, minimumScale: Double? = nil) throws -> ImageContainer {
+        var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: maximumFrames <= 1, limits: limits,
+                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing,
+                                      minimumScale: minimumScale)
+        if maximumFrames > 1 { options.maximumFrames = maximumFrames }
+        let image: DecodedImage
+        do {
+            image = try decoder.decode(data, options: options)
+        } catch {
+            throw ImagePipelineError.decodingFailed(error)
+        }
+        var bitmap = image.bitmap
+        if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
+            do {
+                bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
+            } catch {
+                throw ImagePipelineError.decodingFailed(error)
+            }
+        }
+        image.pendingColorConversion?.apply(to: &bitmap)
+        var container = ImageContainer(bitmap: bitmap, metadata: image.metadata, dataCount: data.count)
+        guard !image.laterFrames.isEmpty else { return container }
+        container.firstFrameDuration = image.firstFrame.duration
+        container.laterFrames = try image.laterFrames.map { frame in
+            var frame = frame
+            if let thumbnail, max(frame.bitmap.width, frame.bitmap.height) > thumbnail {
+                do {
+                    frame.bitmap = try Resize(maxPixelSize: thumbnail).process(frame.bitmap)
+                } catch {
+                    throw ImagePipelineError.decodingFailed(error)
+                }
+            }
+            image.pendingColorConversion?.apply(to: &frame.bitmap)
+            return frame
+        }
+        return container
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+
+/// The final image stage, the top of a request's path after the memory cache: the processed
+/// image (from the disk cache when processed images are stored there), stored in the memory
+/// cache before its load ends, so no request can miss both the cache and the load. One load
+/// per (data key, thumbnail, processors, cache policy). A failure is logged here, in the work
+/// every request for the image shares, so ten requests waiting for one missing image log one
+/// line (each still counts in statistics).
+final class FinalImageStage: Sendable {
+    /// The final images in flight.
+    let loader: SingleFlightLoader<StageKey, StagedImage>
+
+    init(context: StageContext, memoryCache: MemoryCache<ImagePipeline.ImageKey, StagedImage>?,
+         processStage: ProcessStage, decodeStage: DecodeStage) {
+        let work = Work(context: context, memoryCache: memoryCache, processStage: processStage, decodeStage: decodeStage)
+        loader = SingleFlightLoader(memoryCache: nil) { key, priority in
+            do {
+                return try await work.image(for: key, priority: priority)
+            } catch let error as ImagePipelineError {
+                context.logFailure(error, key: "\(key)")
+                throw error
+            }
+        }
+    }
+
+    /// The image `key` names, processed (and kept in the memory cache).
+    nonisolated(nonsending)
+    func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        try await loader.stageValue(for: key, priority: priority)
+    }
+
+    /// The stage's work, apart from its loader so the loader's load can hold it.
+    private struct Work: Sendable {
+        let context: StageContext
+        let memoryCache: MemoryCache<ImagePipeline.ImageKey, StagedImage>?
+        let processStage: ProcessStage
+        let decodeStage: DecodeStage
+
+        var configuration: ImagePipeline.Configuration { context.configuration }
+
+        func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+            context.recorder.record(.loadsStarted)
+            let staged: StagedImage
+            if let stored = try await storedProcessedImage(key, priority: priority) {
+                staged = stored
+            } else {
+                staged = try await processStage.image(for: key, priority: priority)
+                if storesProcessedImage(key) { storeProcessedImage(staged, key) }
+            }
+            var cached = staged
+            cached.data = nil
+            cached.reservation = nil
+            memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost)
+            return staged
+        }
+
+        // MARK: Processed images on disk
+
+        /// Whether `key`'s final image is one that ``DataCachePolicy/storeAll`` keeps on disk.
+        private func storesProcessedImage(_ key: StageKey) -> Bool {
+            configuration.dataCachePolicy == .storeAll && context.dataCacheWriter != nil
+                && (key.image.thumbnail != nil || !key.processors.isEmpty)
+                // Stored as one JPEG or PNG, an animation would come back as its first frame.
+                && key.image.maximumFrames == 1
+        }
+
+        private func storedProcessedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage? {
+            guard storesProcessedImage(key), key.cachePolicy == .useCache || key.cachePolicy == .returnCacheDataDontLoad,
+                  let entry = context.dataCacheWriter?.entry(forKey: key.image.diskKey)
+            else { return nil }
+            guard !entry.isExpired || key.cachePolicy == .returnCacheDataDontLoad else { return nil }
+            guard let decoded = try? await decodeStage.decodeStoredImage(entry.data, priority: priority) else { return nil }
+            context.recorder.record(.diskHits)
+            return StagedImage(
+                container: decoded.value, origin: .disk, isRevalidated: false,
+                timings: ImageTimings(decode: decoded.duration), reservation: decoded.reservation)
+        }
+
+        /// Encodes and stores a processed image in the background: the response does not wait.
+        private func storeProcessedImage(_ staged: StagedImage, _ key: StageKey) {
+            guard let dataCacheWriter = context.dataCacheWriter else { return }
+            let bitmap = staged.container.bitmap
+            let diskKey = key.image.diskKey
+            let expiresAt = configuration.defaultTimeToLive.map { configuration.now().addingTimeInterval($0) }
+            let logger = context.logger
+            Task.detached(priority: .background) { [processingQueue = context.processingQueue] in
+                do {
+                    let data = try await processingQueue.runOffPool(priority: LoadPriority(.background)) {
+                        try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
+                    }
+                    dataCacheWriter.store(data, forKey: diskKey, expiry: DiskCacheExpiry(expiresAt: expiresAt))
+                } catch {
+                    logger.warning("encoding a processed image failed", metadata: ["key": "\(diskKey)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import LoupeCaching
+import LoupeProcessing
+
+/// The process stage: a request's processors run one at a time, each on the result of the ones
+/// before it, which is itself a load of this stage, so requests whose processors share a prefix
+/// ([crop, resize, a] and [crop, resize, b]) compute it once. One load per processor prefix.
+final class ProcessStage: Sendable {
+    /// The processor runs in flight; each load asks it again for its input (a
+    /// ``SingleFlightLoader/RecursiveLoad``).
+    let loader: SingleFlightLoader<StageKey, StagedImage>
+    private let work: Work
+
+    init(context: StageContext, decodeStage: DecodeStage) {
+        let work = Work(context: context, decodeStage: decodeStage)
+        self.work = work
+        loader = SingleFlightLoader(memoryCache: nil) { loader, key, priority in
+            try await work.process(key, loader: loader, priority: priority)
+        }
+    }
+
+    /// The image `key` names: the decode stage's when `key` has no processors, else this
+    /// stage's. The one place that chooses between them.
+    nonisolated(nonsending)
+    func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+        try await work.image(for: key, loader: loader, priority: priority)
+    }
+
+    /// The stage's work, apart from its loader so the loader's load can hold it.
+    private struct Work: Sendable {
+        let context: StageContext
+        let decodeStage: DecodeStage
+
+        nonisolated(nonsending)
+        func image(for key: StageKey, loader: SingleFlightLoader<StageKey, StagedImage>, priority: LoadPriority) async throws -> StagedImage {
+            if key.processors.isEmpty { return try await decodeStage.image(for: key.decoded, priority: priority) }
+            return try await loader.stageValue(for: key, priority: priority)
+        }
+
+        /// Runs the last of `key`'s processors on the result of the ones before it, which is itself
+        /// a shared stage: requests whose processors share a prefix compute that prefix once.
+        func process(_ key: StageKey, loader: SingleFlightLoader<StageKey, StagedImage>, priority: LoadPriority) async throws -> StagedImage {
+            var staged = try await image(for: key.withoutLastProcessor, loader: loader, priority: priority)
+            // `image(for:)` sends a key without processors to the decode stage, so this stage always
+            // has one; without, its input would already be its result.
+            guard let processor = key.processors.last else { return staged }
+            let input = staged.container.bitmap
+            // The first processor, when it chose the decode's scale, gets the source's upright size
+            // with the (maybe smaller) decode, to compute its geometry as on the full image.
+            let scaling = key.processors.count == 1 ? key.sourceScaling : nil
+            let metadata = staged.container.metadata
+            let turned = metadata.orientation.swapsDimensions
+            let (sourceWidth, sourceHeight) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
+            let inputLaterFrames = staged.container.laterFrames
+            // Every frame of an animation through the same step, one after the other in one work item.
+            let ((bitmap, laterFrames), duration) = try await context.runProcessingWork(priority: priority) {
+                do {
+                    // A still image (and a first-frame request) takes the plain path, without arrays.
+                    if inputLaterFrames.isEmpty {
+                        if let scaling { return (try scaling.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight), inputLaterFrames) }
+                        return (try processor.process(input), inputLaterFrames)
+                    }
+                    // Animations (GIF, WebP) decode in full, so their frames need no source size.
+                    let processed = try processor.process(frames: [input] + inputLaterFrames.map(\.bitmap))
+                    guard processed.count == inputLaterFrames.count + 1, let first = processed.first else {
+                        throw ProcessingError.invalidParameter("\(processor.identifier) returned \(processed.count) frames for \(inputLaterFrames.count + 1)")
+                    }
+                    var laterFrames = inputLaterFrames
+                    for index in laterFrames.indices { laterFrames[index].bitmap = processed[index + 1] }
+                    return (first, laterFrames)
+                } catch {
+                    throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
+                }
+            }
+            context.recorder.record(.processorRuns)
+            context.logger.debug("processed", metadata: [
+                "key": "\(key)", "stage": "process", "processor": "\(processor.identifier)",
+                "size": "\(bitmap.width)x\(bitmap.height)", "duration": "\(duration)",
+            ])
+            staged.container.bitmap = bitmap
+            staged.container.laterFrames = laterFrames
+            // The input's pixels are no longer this image's: their share of the budget goes with them.
+            staged.reservation = nil
+            staged.timings.processing = (staged.timings.processing ?? .zero) + duration
+            return staged
+        }
+    }
+}
