@@ -26,7 +26,7 @@ struct Fetcher: Sendable {
             var request = ImageRequest(url: try source.url.get(), thumbnail: options.thumbnail)
             // An animation written to --out in a format that animates keeps its frames (up to the
             // pipeline's frame limit); anything else needs the first frame alone.
-            if options.outputDirectory != nil, options.format.map(\.animates) ?? true {
+            if options.outputDirectory != nil, options.format.map(\.imageFormat.animates) ?? true {
                 request.maximumFrames = pipeline.configuration.decodingLimits.maxFrameCount
             }
             let response = try await pipeline.image(for: request)
@@ -89,7 +89,8 @@ struct Fetcher: Sendable {
             break
         }
         if let directory = options.outputDirectory {
-            let outputFormat = OutputFormat.resolved(options.format, source: container.metadata.format)
+            let outputFormat = options.format?.imageFormat
+                ?? .defaultOutput(forSource: container.metadata.format, transparent: bitmap.hasTransparency)
             let encoded = try ImageEncoder().encode(container.frames, loopCount: container.metadata.loopCount ?? 0,
                                                     as: outputFormat.encoderFormat(quality: options.quality))
             let url = directory.appendingPathComponent(outputStem + "." + outputFormat.fileExtension)

@@ -12,11 +12,7 @@ extension ImageEncoder {
     /// imgproxy writes an animation to a format that cannot animate. Frames must share one size.
     public func encode(_ frames: [ImageFrame], loopCount: Int, as format: Format) throws -> Data {
         guard let first = frames.first else { throw ImageCodecError.invalidBitmap("no frames to encode") }
-        let animates = switch format {
-        case .gif, .webp, .webpLossless: true
-        case .jpeg, .png, .avif: false
-        }
-        guard frames.count > 1, animates else { return try encode(first.bitmap, as: format) }
+        guard frames.count > 1, format.imageFormat.animates else { return try encode(first.bitmap, as: format) }
         let width = first.bitmap.width, height = first.bitmap.height
         guard width <= format.maximumSide, height <= format.maximumSide else {
             throw ImageCodecError.invalidBitmap("\(width)x\(height) exceeds \(format.imageFormat)'s \(format.maximumSide) pixels per side")

@@ -116,8 +116,8 @@ public struct BoxResize: ImageProcessing {
                 }
             }
             let regionWidth = min(w, Double(outWidth) / scale), regionHeight = min(h, Double(outHeight) / scale)
-            var x = gravity.origin(length: w, cut: regionWidth, offset: gravity.offsetX / scale, horizontal: true)
-            var y = gravity.origin(length: h, cut: regionHeight, offset: gravity.offsetY / scale, horizontal: false)
+            var x = gravity.origin(length: w, cut: regionWidth, scale: scale, horizontal: true)
+            var y = gravity.origin(length: h, cut: regionHeight, scale: scale, horizontal: false)
             if scale == 1 {
                 // Whole pixels at scale 1, so the result is a plain cut.
                 x = x.rounded(.down)

@@ -7,6 +7,23 @@ public enum WatermarkPosition: String, Sendable, CaseIterable {
     case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
     /// Tiled from the top-left corner; the offsets are the spacing between tiles.
     case replicate = "re"
+
+    /// The gravity anchor a single mark is placed at (imgproxy places it as it places a cut);
+    /// nil for `replicate`.
+    var anchor: Gravity.Anchor? {
+        switch self {
+        case .center: .center
+        case .north: .north
+        case .south: .south
+        case .east: .east
+        case .west: .west
+        case .northEast: .northEast
+        case .northWest: .northWest
+        case .southEast: .southEast
+        case .southWest: .southWest
+        case .replicate: nil
+        }
+    }
 }
 
 /// Where and how large a watermark lands on an image of a given size: the pure part of
@@ -31,51 +48,27 @@ public enum WatermarkLayout {
     public static func size(markWidth: Int, markHeight: Int, imageWidth: Int, imageHeight: Int,
                             scale: Double) -> (width: Int, height: Int) {
         guard scale > 0, markWidth > 0, markHeight > 0 else { return (markWidth, markHeight) }
-        let boxWidth = max(scaleToEven(imageWidth, scale), 1), boxHeight = max(scaleToEven(imageHeight, scale), 1)
+        let boxWidth = max(GeometryMath.scaleToEven(imageWidth, scale), 1), boxHeight = max(GeometryMath.scaleToEven(imageHeight, scale), 1)
         let factor = min(Double(boxWidth) / Double(markWidth), Double(boxHeight) / Double(markHeight))
-        return (max(1, clamp((Double(markWidth) * factor).rounded())), max(1, clamp((Double(markHeight) * factor).rounded())))
+        return (max(1, GeometryMath.round(Double(markWidth) * factor)), max(1, GeometryMath.round(Double(markHeight) * factor)))
     }
 
     /// Where a `markWidth`×`markHeight` mark goes on an `imageWidth`×`imageHeight` image.
     public static func placement(imageWidth: Int, imageHeight: Int, markWidth: Int, markHeight: Int,
                                  position: WatermarkPosition, xOffset: Double, yOffset: Double, dpr: Double) -> Placement {
         guard imageWidth > 0, imageHeight > 0, markWidth > 0, markHeight > 0 else { return .none }
-        let offsetX = offset(xOffset, side: imageWidth, dpr: dpr), offsetY = offset(yOffset, side: imageHeight, dpr: dpr)
-        if position == .replicate {
+        guard let anchor = position.anchor else {
             // Spacing is never negative: a negative offset tiles edge to edge.
-            let spaceX = max(0, offsetX), spaceY = max(0, offsetY)
+            let spaceX = max(0, GeometryMath.offset(xOffset, side: imageWidth, dpr: dpr))
+            let spaceY = max(0, GeometryMath.offset(yOffset, side: imageHeight, dpr: dpr))
             return .tiled(cellWidth: markWidth + spaceX, cellHeight: markHeight + spaceY, left: spaceX / 2, top: spaceY / 2)
         }
-        var left = roundToEven(Double(imageWidth - markWidth + 1) / 2) + offsetX
-        var top = roundToEven(Double(imageHeight - markHeight + 1) / 2) + offsetY
-        switch position {
-        case .north, .northEast, .northWest: top = offsetY
-        case .south, .southEast, .southWest: top = imageHeight - markHeight - offsetY
-        default: break
-        }
-        switch position {
-        case .west, .northWest, .southWest: left = offsetX
-        case .east, .northEast, .southEast: left = imageWidth - markWidth - offsetX
-        default: break
-        }
+        var (left, top) = Gravity(anchor, offsetX: xOffset, offsetY: yOffset)
+            .unclampedPosition(width: imageWidth, height: imageHeight, innerWidth: markWidth, innerHeight: markHeight, dpr: dpr)
         // At least one pixel of the mark stays on the image.
         left = max(-markWidth + 1, min(left, imageWidth - 1))
         top = max(-markHeight + 1, min(top, imageHeight - 1))
         return .single(x: left, y: top)
-    }
-
-    static func offset(_ value: Double, side: Int, dpr: Double) -> Int {
-        abs(value) >= 1 ? roundToEven(value * dpr) : scaleToEven(side, value)
-    }
-
-    static func scaleToEven(_ side: Int, _ scale: Double) -> Int { side == 0 ? 0 : roundToEven(Double(side) * scale) }
-    static func roundToEven(_ value: Double) -> Int { clamp(value.rounded(.toNearestOrEven)) }
-
-    /// A whole number no geometry reaches, so that no input traps the conversion.
-    static func clamp(_ value: Double) -> Int {
-        let bound = Double(1 << 40)
-        guard value.isFinite else { return value > 0 ? 1 << 40 : value < 0 ? -(1 << 40) : 0 }
-        return Int(min(max(value, -bound), bound))
     }
 }
 

@@ -129,7 +129,7 @@ final class ImageService: Sendable {
                                         watermark: mark)
         if let local { request.cacheKey = local.pipelineKey }
         // Frames are decoded only for a result that can keep them (a negotiated AVIF may turn WebP).
-        if format.map({ Self.animates($0) || (negotiated && $0 == .avif) }) ?? true {
+        if format.map({ $0.animates || (negotiated && $0 == .avif) }) ?? true {
             request.maximumFrames = options.maxAnimationFrames ?? 1
         }
         return Plan(url: url, options: options, negotiated: negotiated, format: format, acceptsWebP: acceptsWebP, resultKey: resultKey,
@@ -303,30 +303,17 @@ final class ImageService: Sendable {
         return (options.width, options.height)
     }
 
-    /// The format of a result whose URL names none: the source's, where the service writes it
-    /// (GIF stays GIF, as in imgproxy, animated or not); for HEIF and JPEG XL, which browsers
-    /// mostly cannot show, JPEG, or PNG when the image has transparency.
-    static func resultFormat(forSource source: ImageFormat, transparent: Bool) -> ImageFormat {
-        switch source {
-        case .jpeg, .png, .webp, .avif, .gif: source
-        case .heif, .jxl: transparent ? .png : .jpeg
-        }
-    }
-
-    /// The result's format, the one policy for it: the URL's (`planned`, not `negotiated`)
-    /// whatever the source — an animation written to a format that cannot animate becomes its
-    /// first frame, as in imgproxy; one chosen from `Accept`, except that an animation does not
-    /// go AVIF (which Loupe writes still) but WebP when `Accept` lists it, else the source's
-    /// rule; without either, ``resultFormat(forSource:transparent:)``.
+    /// The result's format: the URL's (`planned`, not `negotiated`) whatever the source — an
+    /// animation written to a format that cannot animate becomes its first frame, as in
+    /// imgproxy; one chosen from `Accept`, except that an animation does not go AVIF (which
+    /// Loupe writes still) but WebP when `Accept` lists it, else the source's rule; without
+    /// either, the codecs' ``ImageFormat/defaultOutput(forSource:transparent:)``.
     static func resultFormat(planned: ImageFormat?, negotiated: Bool, acceptsWebP: Bool, source: ImageFormat, transparent: Bool,
                              animated: Bool) -> ImageFormat {
-        if let planned, !(negotiated && animated && !animates(planned)) { return planned }
+        if let planned, !(negotiated && animated && !planned.animates) { return planned }
         if planned != nil, acceptsWebP { return .webp }
-        return resultFormat(forSource: source, transparent: transparent)
+        return .defaultOutput(forSource: source, transparent: transparent)
     }
-
-    /// Whether results in `format` keep an animation's frames.
-    static func animates(_ format: ImageFormat) -> Bool { format == .gif || format == .webp }
 
     /// Whether an `Accept` header lists `type` (with a non-zero quality).
     static func accepts(_ accept: String, _ type: String) -> Bool {

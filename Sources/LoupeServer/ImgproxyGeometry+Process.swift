@@ -50,7 +50,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
     /// Whether these options may run on a smaller decode of the source.
     private var scalesOnLoad: Bool {
         let crops = options.cropWidth != 0 || options.cropHeight != 0
-        return options.trimThreshold == nil && !(crops && (options.cropGravity ?? options.gravity).kind == .smart)
+        return options.trimThreshold == nil && !(crops && (options.cropGravity ?? options.gravity).anchor == .smart)
     }
 
     func process(_ bitmap: Bitmap, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> Bitmap {
@@ -93,7 +93,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
             let cutWidth = GeometryMath.minNonZero(plan.resultCropWidth, scaledWidth)
             let cutHeight = GeometryMath.minNonZero(plan.resultCropHeight, scaledHeight)
             let source = region ?? Region(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
-            if options.rotate == 0, !options.flipHorizontal, !options.flipVertical, options.gravity.kind != .smart,
+            if options.rotate == 0, !options.flipHorizontal, !options.flipVertical, options.gravity.anchor != .smart,
                cutWidth < scaledWidth || cutHeight < scaledHeight {
                 // The scale and the cut to the result box at once: only the pixels the cut
                 // keeps are resampled (the cut below then has nothing left to do).
@@ -156,9 +156,9 @@ extension ImgproxyGeometry: SourceScaledProcessing {
 
     /// imgproxy's cut: a `width`×`height` window (0: the whole side) placed by `gravity`; none
     /// when the window holds the whole image.
-    static func cut(_ image: Bitmap, width: Int, height: Int, gravity: ImgproxyGravity, dpr: Double) throws(ProcessingError) -> Bitmap {
+    static func cut(_ image: Bitmap, width: Int, height: Int, gravity: Gravity, dpr: Double) throws(ProcessingError) -> Bitmap {
         guard width > 0 || height > 0 else { return image }
-        if gravity.kind == .smart {
+        if gravity.anchor == .smart {
             let cutWidth = GeometryMath.minNonZero(width, image.width), cutHeight = GeometryMath.minNonZero(height, image.height)
             guard cutWidth < image.width || cutHeight < image.height else { return image }
             return try SmartCut(width: cutWidth, height: cutHeight).process(image)
@@ -170,7 +170,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
 
     /// Where imgproxy's cut of a `cutWidth`×`cutHeight` window (0: the whole side) lies in a
     /// `width`×`height` image, placed by `gravity` (not smart); nil when it holds the whole image.
-    static func window(width: Int, height: Int, cutWidth: Int, cutHeight: Int, gravity: ImgproxyGravity,
+    static func window(width: Int, height: Int, cutWidth: Int, cutHeight: Int, gravity: Gravity,
                        dpr: Double) -> (x: Int, y: Int, width: Int, height: Int)? {
         guard cutWidth > 0 || cutHeight > 0 else { return nil }
         let innerWidth = GeometryMath.minNonZero(cutWidth, width), innerHeight = GeometryMath.minNonZero(cutHeight, height)
@@ -181,7 +181,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
 
     /// imgproxy's embedding: the image on a transparent `width`×`height` canvas (0: its own
     /// side) placed by `gravity`; none when the canvas is not larger.
-    static func embed(_ image: Bitmap, width: Int, height: Int, gravity: ImgproxyGravity, dpr: Double) throws(ProcessingError) -> Bitmap {
+    static func embed(_ image: Bitmap, width: Int, height: Int, gravity: Gravity, dpr: Double) throws(ProcessingError) -> Bitmap {
         guard width > image.width || height > image.height else { return image }
         let canvasWidth = width > 0 ? width : image.width, canvasHeight = height > 0 ? height : image.height
         let origin = gravity.position(width: canvasWidth, height: canvasHeight, innerWidth: image.width, innerHeight: image.height, dpr: dpr)

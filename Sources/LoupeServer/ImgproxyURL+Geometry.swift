@@ -125,24 +125,24 @@ extension ImgproxyURL {
 
     /// `ce`, a compass point, `sm` (where allowed) or `fp:x:y`, with offsets; offsets not given
     /// keep `current`'s, as imgproxy keeps an earlier option's.
-    static func gravity(_ args: [String], name: String, current: ImgproxyGravity, allowsSmart: Bool) throws(ServiceError) -> ImgproxyGravity {
-        guard let kind = ImgproxyGravity.Kind(rawValue: args[0]), allowsSmart || kind != .smart else {
-            let names = ImgproxyGravity.Kind.allCases.filter { allowsSmart || $0 != .smart }.map(\.rawValue).joined(separator: ", ")
+    static func gravity(_ args: [String], name: String, current: Gravity, allowsSmart: Bool) throws(ServiceError) -> Gravity {
+        guard let kind = Gravity.Anchor(imgproxyName: args[0]), allowsSmart || kind != .smart else {
+            let names = Gravity.Anchor.allCases.filter { allowsSmart || $0 != .smart }.map(\.imgproxyName).joined(separator: ", ")
             throw .badOption("gravity '\(args[0])' in '\(name)' is not one of \(names)")
         }
         if kind == .smart {
             guard args.count == 1 else { throw .badOption("smart gravity in '\(name)' takes no offsets") }
-            return ImgproxyGravity(.smart)
+            return .smart
         }
         guard kind != .focusPoint || args.count == 3 else { throw .badOption("focus-point gravity in '\(name)' takes x and y (fp:x:y)") }
         guard args.count <= 3 else { throw .badOption("gravity in '\(name)' takes at most two offsets") }
-        var result = ImgproxyGravity(kind, x: current.kind == .smart ? 0 : current.x, y: current.kind == .smart ? 0 : current.y)
+        var result = current.anchor == .smart ? Gravity(kind) : Gravity(kind, offsetX: current.offsetX, offsetY: current.offsetY)
         for i in 1..<args.count where !args[i].isEmpty {
             guard let value = Double(args[i]), value.isFinite, value.magnitude <= Double(largestArgument),
                   kind != .focusPoint || (0...1).contains(value) else {
                 throw .badOption("gravity offset '\(args[i])' in '\(name)' is not \(kind == .focusPoint ? "a number in 0...1" : "a number")")
             }
-            if i == 1 { result.x = value } else { result.y = value }
+            if i == 1 { result.offsetX = value } else { result.offsetY = value }
         }
         return result
     }

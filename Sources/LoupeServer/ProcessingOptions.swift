@@ -15,7 +15,7 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `dpr`: multiplies the box.
     public var dpr = 1.0
     /// `gravity`/`g`: where `fill` cuts (and `crop`, when it names none).
-    public var gravity = ImgproxyGravity.center
+    public var gravity = Gravity.center
     /// `min-width`/`mw`: the result is at least this wide (0: no minimum).
     public var minWidth = 0
     /// `min-height`/`mh`: the result is at least this high (0: no minimum).
@@ -27,17 +27,17 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `extend`/`ex`: the result is extended to the box (transparent, or the background).
     public var extend = false
     /// `extend`'s gravity.
-    public var extendGravity = ImgproxyGravity.center
+    public var extendGravity = Gravity.center
     /// `extend_aspect_ratio`/`exar`: the result is extended to the box's aspect ratio.
     public var extendAspectRatio = false
     /// `extend_aspect_ratio`'s gravity.
-    public var extendAspectRatioGravity = ImgproxyGravity.center
+    public var extendAspectRatioGravity = Gravity.center
     /// `crop`/`c` width: 0 none, 1 or more pixels, below 1 a share of the image.
     public var cropWidth = 0.0
     /// `crop`/`c` height, as `cropWidth`.
     public var cropHeight = 0.0
     /// `crop`'s own gravity; `nil` for `gravity`'s.
-    public var cropGravity: ImgproxyGravity?
+    public var cropGravity: Gravity?
     /// `trim`/`t` threshold; `nil`: no trim.
     public var trimThreshold: Double?
     /// `trim`'s colour; `nil`: the top-left pixel's.

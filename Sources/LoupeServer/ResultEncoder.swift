@@ -31,7 +31,7 @@ struct ResultEncoder: Sendable {
     }
 
     /// Whether the format is written with a quality (and so can be fitted to `max_bytes`).
-    var isLossy: Bool { format == .jpeg || format == .webp || format == .avif }
+    var isLossy: Bool { format.isLossy }
 
     /// `bitmap` encoded; `transparent` says whether it has transparency (asked once by the
     /// caller), `flattened` whether the URL's `background` already removed it.
@@ -44,7 +44,7 @@ struct ResultEncoder: Sendable {
     /// first frame has transparency (asked once by the caller), `flattened` whether the URL's
     /// `background` already removed it.
     func encode(_ frames: [ImageFrame], loopCount: Int, transparent: Bool, flattened: Bool) throws -> Data {
-        guard var frames = frames.first.map({ Self.animates(format) ? frames : [$0] }), !frames.isEmpty else {
+        guard var frames = frames.first.map({ format.animates ? frames : [$0] }), !frames.isEmpty else {
             throw ImageCodecError.invalidBitmap("no frames to encode")
         }
         if format == .jpeg, !flattened, transparent {
@@ -52,11 +52,10 @@ struct ResultEncoder: Sendable {
             // transparent pixels visible.
             frames[0].bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(frames[0].bitmap)
         }
-        guard isLossy else { return try ImageEncoder().encode(frames, loopCount: loopCount, as: format == .gif ? .gif : .png) }
         var quality = self.quality
         while true {
-            let data = try ImageEncoder().encode(frames, loopCount: loopCount, as: encoderFormat(quality: quality))
-            guard maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
+            let data = try ImageEncoder().encode(frames, loopCount: loopCount, as: format.encoderFormat(quality: quality))
+            guard isLossy, maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
             quality = Self.nextQuality(after: quality, size: data.count, target: maxBytes)
         }
     }
@@ -71,17 +70,4 @@ struct ResultEncoder: Sendable {
         let scaled = Int((Double(quality) * factor).rounded(.toNearestOrAwayFromZero))
         return max(1, min(quality - 1, scaled))
     }
-
-    private func encoderFormat(quality: Int) -> ImageEncoder.Format {
-        switch format {
-        case .jpeg: .jpeg(quality: quality)
-        case .webp: .webp(quality: quality)
-        case .avif: .avif(quality: quality)
-        case .gif: .gif
-        case .png, .heif, .jxl: .png
-        }
-    }
-
-    /// Whether `format`'s results keep an animation's frames (``ImageService/animates(_:)``).
-    private static func animates(_ format: ImageFormat) -> Bool { ImageService.animates(format) }
 }

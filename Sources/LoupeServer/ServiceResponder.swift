@@ -269,11 +269,3 @@ func withDeadline<T: Sendable>(
         return first
     }
 }
-
-extension ImageFormat {
-    /// The media type of the format (`image/` and its name for every format here).
-    var mimeType: String { "image/" + rawValue }
-
-    /// The usual file extension.
-    var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
-}

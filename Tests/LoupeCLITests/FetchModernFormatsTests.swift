@@ -34,6 +34,30 @@ import Testing
         }
     }
 
+    /// Without `--format`, HEIF and JPEG XL (read, not written) are written as the codecs' policy
+    /// says: JPEG, or PNG when the image has transparency; AVIF stays AVIF.
+    @Test func heifAndJPEGXLWithoutAFormatFollowThePolicy() async throws {
+        let expected: [(file: String, format: ImageFormat)] = [
+            ("p3.heic", .jpeg), ("tux-alpha.heic", .png), ("coffee.jxl", .jpeg), ("tux-alpha.jxl", .png), ("p3.avif", .avif),
+        ]
+        let sources = expected.map { Self.corpus.appendingPathComponent($0.file).path }
+        let run = try await LoupeRun.run(["fetch", "--json", "--no-cache", "--thumbnail", "96", "--out", folder.path("policy")] + sources,
+                                         home: folder.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        let objects = try run.objects()
+        try #require(objects.count == expected.count)
+        for ((file, format), object) in zip(expected, objects) {
+            let path = try #require(object["path"] as? String, "\(file)")
+            #expect(path.hasSuffix("." + format.fileExtension), "\(file): \(path)")
+            let written = try ImageDecoder().decode(Data(contentsOf: URL(fileURLWithPath: path)), options: DecodingOptions())
+            #expect(written.metadata.format == format, "\(file)")
+            let source = try ImageDecoder().decode(Data(contentsOf: Self.corpus.appendingPathComponent(file)), options: DecodingOptions())
+            #expect(ImageFormat.defaultOutput(forSource: source.metadata.format, transparent: source.bitmap.hasTransparency) == format,
+                    "\(file)")
+            #expect(written.bitmap.hasTransparency == (format == .png), "\(file)")
+        }
+    }
+
     /// A phone photo (Display P3 profile, EXIF orientation 6, a GPS position) made into
     /// thumbnails in every output format: Pillow (with pillow-avif-plugin) finds no EXIF, no GPS,
     /// no XMP and no profile in any, and the pixels upright (portrait) — the orientation was

@@ -14,7 +14,7 @@ import Testing
         #expect(url.source == "https://a.com/cat one.jpg")
         #expect(url.options.resizingType == .fill)
         #expect(url.options.width == 300 && url.options.height == 200 && url.options.enlarge)
-        #expect(url.options.gravity == ImgproxyGravity(.southEast, x: 5, y: 7))
+        #expect(url.options.gravity == Gravity(.southEast, offsetX: 5, offsetY: 7))
         #expect(url.options.quality == 70)
         #expect(url.options.format == .webp)
         #expect(url.options.background == RGBColor(red: 255, green: 128, blue: 0))
@@ -68,7 +68,7 @@ import Testing
             }
         }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/g:sm:10:0/plain/http://a.com/x.jpg") }
-        #expect(try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg").options.gravity == ImgproxyGravity(.smart))
+        #expect(try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg").options.gravity == Gravity.smart)
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/sm:0/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:-1/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@tiff") }
@@ -76,13 +76,27 @@ import Testing
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/!!!notbase64") }
     }
 
+    /// Every gravity anchor by its imgproxy URL name (the service's mapping onto the library's
+    /// one gravity type), each name parsed back to its anchor; `sm` only where smart is allowed.
+    @Test func gravityNames() throws {
+        let names = Gravity.Anchor.allCases.map(\.imgproxyName)
+        #expect(names == ["ce", "no", "so", "ea", "we", "noea", "nowe", "soea", "sowe", "sm", "fp"])
+        for anchor in Gravity.Anchor.allCases {
+            #expect(Gravity.Anchor(imgproxyName: anchor.imgproxyName) == anchor)
+        }
+        #expect(Gravity.Anchor(imgproxyName: "center") == nil && Gravity.Anchor(imgproxyName: "") == nil)
+        #expect(try ImgproxyURL.options("g:soea:2:3").gravity == Gravity(.southEast, offsetX: 2, offsetY: 3))
+        #expect(throws: ServiceError.self) { try ImgproxyURL.options("ex:1:sm") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL.options("g:north") }
+    }
+
     /// Geometry arguments as imgproxy parses them: empty ones keep the default.
     @Test func geometryArguments() throws {
         func options(_ text: String) throws -> ProcessingOptions { try ImgproxyURL.options(text) }
-        #expect(try options("g:no::5").gravity == ImgproxyGravity(.north, x: 0, y: 5))
-        #expect(try options("g:no:3/g:so").gravity == ImgproxyGravity(.south, x: 3, y: 0))
+        #expect(try options("g:no::5").gravity == Gravity(.north, offsetX: 0, offsetY: 5))
+        #expect(try options("g:no:3/g:so").gravity == Gravity(.south, offsetX: 3, offsetY: 0))
         let crop = try options("c:0.5:10:fp:0.2:0.3")
-        #expect(crop.cropWidth == 0.5 && crop.cropHeight == 10 && crop.cropGravity == ImgproxyGravity(.focusPoint, x: 0.2, y: 0.3))
+        #expect(crop.cropWidth == 0.5 && crop.cropHeight == 10 && crop.cropGravity == Gravity(.focusPoint, offsetX: 0.2, offsetY: 0.3))
         let padding = try options("pd:1:2")
         #expect((padding.paddingTop, padding.paddingRight, padding.paddingBottom, padding.paddingLeft) == (1, 2, 1, 2))
         #expect(try options("rot:-90").rotate == 270)
@@ -92,7 +106,7 @@ import Testing
         #expect(trim.trimThreshold == 5 && trim.trimColor == RGBColor(red: 255, green: 0, blue: 0) && trim.trimEqualHorizontal)
         #expect(try options("t:5/t:").trimThreshold == nil)
         let extend = try options("rs:fit:10:20:1:1:so:3")
-        #expect(extend.extend && extend.enlarge && extend.extendGravity == ImgproxyGravity(.south, x: 3, y: 0))
+        #expect(extend.extend && extend.enlarge && extend.extendGravity == Gravity(.south, offsetX: 3, offsetY: 0))
         let flip = try options("fl::1")
         #expect(flip.flipVertical && !flip.flipHorizontal)
         #expect(try options("mrd:0").maxResultDimension == nil)

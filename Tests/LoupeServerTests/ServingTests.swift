@@ -131,15 +131,16 @@ import Testing
         }
     }
 
-    /// Without a format in the URL a result keeps its source's format where browsers show it;
-    /// HEIF and JPEG XL become JPEG (PNG with transparency); a GIF stays GIF, as in imgproxy.
+    /// Without a format in the URL (named or negotiated) the service takes the codecs' policy
+    /// for every source, transparent or not (its table is checked in OutputFormatPolicyTests).
     @Test func resultFormatOfASourceWithoutANamedFormat() {
-        let cases: [(ImageFormat, Bool, ImageFormat)] = [
-            (.jpeg, false, .jpeg), (.png, true, .png), (.webp, true, .webp), (.avif, false, .avif),
-            (.gif, false, .gif), (.gif, true, .gif), (.heif, false, .jpeg), (.heif, true, .png), (.jxl, false, .jpeg), (.jxl, true, .png),
-        ]
-        for (source, transparent, expected) in cases {
-            #expect(ImageService.resultFormat(forSource: source, transparent: transparent) == expected, "\(source)")
+        for source in ImageFormat.allCases {
+            for transparent in [false, true] {
+                let format = ImageService.resultFormat(planned: nil, negotiated: false, acceptsWebP: true, source: source,
+                                                       transparent: transparent, animated: false)
+                #expect(format == .defaultOutput(forSource: source, transparent: transparent), "\(source)")
+                #expect(format.isWritable, "\(source)")
+            }
         }
     }
 

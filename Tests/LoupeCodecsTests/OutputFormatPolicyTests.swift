@@ -1,0 +1,57 @@
+import Foundation
+import LoupeCodecs
+import Testing
+
+/// The output-format policy (`ImageFormat+Output`) the command-line tool, the service and the
+/// pipeline share: its table for every format, transparent and not, and the encoder settings it
+/// gives checked against what the real encoders write.
+@Suite struct OutputFormatPolicyTests {
+    /// The table for every format (in `allCases` order: JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG
+    /// XL), a source with and without transparency.
+    @Test func policyTable() {
+        let formats = ImageFormat.allCases
+        #expect(formats == [.jpeg, .png, .webp, .gif, .heif, .avif, .jxl])
+        #expect(formats.filter(\.isWritable) == [.jpeg, .png, .webp, .gif, .avif])
+        #expect(formats.filter(\.animates) == [.webp, .gif])
+        #expect(formats.filter(\.isLossy) == [.jpeg, .webp, .avif])
+        // Read, not written (HEIF, JPEG XL): JPEG, or PNG to keep transparency (imgproxy's rule).
+        #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: false) } == [.jpeg, .png, .webp, .gif, .jpeg, .avif, .jpeg])
+        #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: true) } == [.jpeg, .png, .webp, .gif, .png, .avif, .png])
+        #expect(ImageFormat.fallbackOutput(transparent: false) == .jpeg && ImageFormat.fallbackOutput(transparent: true) == .png)
+        #expect(formats.map(\.fileExtension) == ["jpg", "png", "webp", "gif", "heif", "avif", "jxl"])
+        #expect(formats.map(\.mimeType) == ["image/jpeg", "image/png", "image/webp", "image/gif", "image/heif", "image/avif", "image/jxl"])
+    }
+
+    /// Every format Loupe writes, written from the policy's encoder settings, is that format
+    /// when sniffed and decoded; an animation keeps its frames exactly where the policy says it
+    /// animates. A format Loupe does not write is refused with a typed error.
+    @Test(arguments: ImageFormat.allCases)
+    func encoderSettingsWriteTheFormat(_ format: ImageFormat) throws {
+        guard format.isWritable else {
+            #expect(throws: ImageCodecError.self) { try format.encoderFormat(quality: 80) }
+            return
+        }
+        let encoding = try format.encoderFormat(quality: 80)
+        #expect(encoding.imageFormat == format)
+        // Three frames of different solid colours, so no encoder merges them.
+        let frames = try [0, 1, 2].map { index in
+            let pixels = (0..<24 * 16).flatMap { _ in [UInt8(index * 100), 80, UInt8(200 - index * 60), 255] }
+            return ImageFrame(bitmap: try Bitmap(width: 24, height: 16, pixels: pixels), duration: .milliseconds(40))
+        }
+        let data = try ImageEncoder().encode(frames, loopCount: 0, as: encoding)
+        #expect(ImageFormat(sniffing: data) == format)
+        let decoded = try ImageDecoder().decode(data, options: DecodingOptions())
+        #expect(decoded.metadata.format == format)
+        #expect(decoded.frames.count == (format.animates ? 3 : 1), "\(format)")
+        #expect((decoded.bitmap.width, decoded.bitmap.height) == (24, 16))
+    }
+
+    /// A lossy format's quality reaches the encoder: the same image is smaller at a lower one.
+    @Test(arguments: ImageFormat.allCases.filter(\.isLossy))
+    func qualityReachesLossyEncoders(_ format: ImageFormat) throws {
+        let bitmap = try gradientBitmap(width: 96, height: 64)
+        let high = try ImageEncoder().encode(bitmap, as: format.encoderFormat(quality: 95))
+        let low = try ImageEncoder().encode(bitmap, as: format.encoderFormat(quality: 20))
+        #expect(low.count < high.count, "\(format): \(low.count) ≥ \(high.count)")
+    }
+}
