@@ -88,7 +88,7 @@ final class FinalImageStage: Sendable {
             Task.detached(priority: .background) { [processingQueue = context.processingQueue] in
                 do {
                     let data = try await processingQueue.runOffPool(priority: LoadPriority(.background)) {
-                        try ImageEncoder().encode(bitmap, as: bitmap.hasTransparency ? .png : .jpeg(quality: 90))
+                        try ImageEncoder().encode(bitmap, as: ImageFormat.fallbackOutput(transparent: bitmap.hasTransparency).encoderFormat(quality: 90))
                     }
                     dataCacheWriter.store(data, forKey: diskKey, expiry: DiskCacheExpiry(expiresAt: expiresAt))
                 } catch {
