@@ -51,10 +51,7 @@ public struct BoxResize: ImageProcessing {
     }
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        guard width >= 0, height >= 0, !width.multipliedReportingOverflow(by: height).overflow,
-              width * height <= Resize.maxPixelCount else {
-            throw .invalidSize(width: width, height: height)
-        }
+        try Resize.checkResultSize(width: width, height: height, allowingZero: true)
         guard width > 0 || height > 0 else { return bitmap }
         var plan = self.plan(sourceWidth: bitmap.width, sourceHeight: bitmap.height)
         if gravity.anchor == .smart {
@@ -64,10 +61,7 @@ public struct BoxResize: ImageProcessing {
             plan.region.x = atScaleOne ? origin.x.rounded(.down) : origin.x
             plan.region.y = atScaleOne ? origin.y.rounded(.down) : origin.y
         }
-        guard !plan.width.multipliedReportingOverflow(by: plan.height).overflow,
-              plan.width * plan.height <= Resize.maxPixelCount else {
-            throw .invalidSize(width: plan.width, height: plan.height)
-        }
+        try Resize.checkResultSize(width: plan.width, height: plan.height, allowingZero: true)
         let region = plan.region
         if plan.width == bitmap.width, plan.height == bitmap.height,
            region.x == 0, region.y == 0, region.width == Double(bitmap.width), region.height == Double(bitmap.height) {

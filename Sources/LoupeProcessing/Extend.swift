@@ -34,10 +34,7 @@ public struct Extend: ImageProcessing {
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
         // Checked before anything is allocated: the canvas is the only allocation.
-        guard width > 0, height > 0, !width.multipliedReportingOverflow(by: height).overflow,
-              width * height <= Resize.maxPixelCount else {
-            throw .invalidSize(width: width, height: height)
-        }
+        try Resize.checkResultSize(width: width, height: height)
         if width == bitmap.width, height == bitmap.height, x == 0, y == 0 { return bitmap }
         // The overlap of the image and the canvas, in canvas coordinates; written so that no
         // offset, however large, overflows.

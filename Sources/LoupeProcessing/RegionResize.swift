@@ -38,10 +38,7 @@ public struct RegionResize: ImageProcessing {
     }
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        guard outputWidth > 0, outputHeight > 0, !outputWidth.multipliedReportingOverflow(by: outputHeight).overflow,
-              outputWidth * outputHeight <= Resize.maxPixelCount else {
-            throw .invalidSize(width: outputWidth, height: outputHeight)
-        }
+        try Resize.checkResultSize(width: outputWidth, height: outputHeight)
         // The rectangle must lie inside the image (a little rounding slack is clamped away).
         let w = Double(bitmap.width), h = Double(bitmap.height)
         guard x.isFinite, y.isFinite, width.isFinite, height.isFinite, width > 0, height > 0,

@@ -23,6 +23,17 @@ public struct Resize: ImageProcessing {
     /// allocation.
     public static let maxPixelCount = 1 << 28
 
+    /// Refuses a `width`×`height` result before it is allocated: a side under 1 (under 0 with
+    /// `allowingZero`, for sizes where 0 means "from the other side"), or more pixels than
+    /// ``maxPixelCount``. Every step that allocates its result checks the size here first.
+    static func checkResultSize(width: Int, height: Int, allowingZero: Bool = false) throws(ProcessingError) {
+        let least = allowingZero ? 0 : 1
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard width >= least, height >= least, !overflow, pixels <= maxPixelCount else {
+            throw .invalidSize(width: width, height: height)
+        }
+    }
+
     /// Target width in pixels.
     public let width: Int
     /// Target height in pixels.
@@ -57,10 +68,7 @@ public struct Resize: ImageProcessing {
     }
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        guard width > 0, height > 0, !width.multipliedReportingOverflow(by: height).overflow,
-              width * height <= Self.maxPixelCount else {
-            throw .invalidSize(width: width, height: height)
-        }
+        try Self.checkResultSize(width: width, height: height)
         let plan = self.plan(sourceWidth: bitmap.width, sourceHeight: bitmap.height)
         let w = Double(bitmap.width), h = Double(bitmap.height)
         if plan.width == bitmap.width, plan.height == bitmap.height,
