@@ -7,6 +7,7 @@
 #include "CLoupeCodecs.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static void gif_message(char *message, const char *what, int code) {
 // on a frame that needs its own costs little.
 #define LC_GIF_PALETTE_REUSE_FACTOR 1.5
 #define LC_GIF_PALETTE_REUSE_FLOOR 5.0
-#define LC_GIF_PALETTE_SAMPLE_STEP 7
+#define LC_GIF_PALETTE_SAMPLE_STEP 17
 
 typedef struct {
     liq_attr *attr;
@@ -88,11 +89,14 @@ static int cut_alpha(const uint8_t *rgba, uint32_t width, uint32_t height, size_
 }
 
 // The mean square difference per channel between the frame's opaque pixels (a sample of them)
-// and their nearest opaque palette colours; 0 for a frame with none.
-static double palette_error(const liq_palette *entries, const uint8_t *scratch, size_t pixels) {
+// and their nearest opaque palette colours; 0 for a frame with none. Stops early, returning
+// more than `limit`, once the error is sure to exceed it.
+static double palette_error(const liq_palette *entries, const uint8_t *scratch, size_t pixels, double limit) {
     uint64_t sum = 0;
     size_t sampled = 0;
-    for (size_t i = 0; i < pixels; i += LC_GIF_PALETTE_SAMPLE_STEP) {
+    // The sum past which the mean exceeds `limit` even if every sample is opaque.
+    const double bound = limit * 3.0 * (double)(pixels / LC_GIF_PALETTE_SAMPLE_STEP + 1);
+    for (size_t i = 0; i < pixels && (double)sum <= bound; i += LC_GIF_PALETTE_SAMPLE_STEP) {
         const uint8_t *pixel = scratch + i * 4;
         if (pixel[3] == 0) continue;
         uint32_t nearest = UINT32_MAX;
@@ -107,6 +111,7 @@ static double palette_error(const liq_palette *entries, const uint8_t *scratch, 
         sum += nearest == UINT32_MAX ? 3u * 255u * 255u : nearest;
         sampled++;
     }
+    if ((double)sum > bound) return limit + 1;
     return sampled ? (double)sum / (3.0 * (double)sampled) : 0;
 }
 
@@ -125,8 +130,9 @@ static int remap_frame(lc_gif_palette *palette, const uint8_t *scratch, int has_
     }
     int kept = 0;
     if (palette->result && (!has_transparency || palette->transparent >= 0)) {
-        double misfit = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height);
-        kept = misfit <= palette->own_error * LC_GIF_PALETTE_REUSE_FACTOR || misfit <= LC_GIF_PALETTE_REUSE_FLOOR;
+        double limit = palette->own_error * LC_GIF_PALETTE_REUSE_FACTOR;
+        if (limit < LC_GIF_PALETTE_REUSE_FLOOR) limit = LC_GIF_PALETTE_REUSE_FLOOR;
+        kept = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height, limit) <= limit;
     }
     if (kept) {
         error = liq_write_remapped_image(palette->result, image, indices, (size_t)width * height);
@@ -150,7 +156,7 @@ static int remap_frame(lc_gif_palette *palette, const uint8_t *scratch, int has_
         if (palette->result) liq_result_destroy(palette->result);
         palette->result = fresh;
         fresh = NULL;
-        palette->own_error = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height);
+        palette->own_error = palette_error(liq_get_palette(palette->result), scratch, (size_t)width * height, HUGE_VAL);
         palette->transparent = -1;
         const liq_palette *entries = liq_get_palette(palette->result);
         for (int i = 0; i < (int)entries->count; i++) {
