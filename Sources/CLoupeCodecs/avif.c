@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codec_libraries.h"
+#include "encoder_setup.h"
 
 struct lc_avif {
     const lc_avif_functions *lib;
@@ -158,15 +159,8 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
         report(lib, result, &encoder->diag, message);
         goto done;
     }
-    // The caller frees with lc_free: hand over a malloc'd copy, not libavif's allocation.
-    *out = malloc(output.size);
-    if (!*out) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
-        goto done;
-    }
-    memcpy(*out, output.data, output.size);
-    *out_size = output.size;
-    status = LC_OK;
+    // The caller frees with lc_free: a malloc'd copy, not libavif's allocation.
+    status = lc_output_copy(output.data, output.size, out, out_size, message);
 done:
     lib->avifRWDataFree(&output);
     if (encoder) lib->avifEncoderDestroy(encoder);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "CLoupeCodecs.h"
 
@@ -37,4 +38,16 @@ int lc_output_buffer_finish(lc_output_buffer *buffer, int status, const char *er
     }
     buffer->bytes = NULL;
     return status;
+}
+
+int lc_output_copy(const void *bytes, size_t size, uint8_t **out, size_t *out_size, char *message) {
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
+        return LC_ERROR;
+    }
+    if (size) memcpy(copy, bytes, size);
+    *out = copy;
+    *out_size = size;
+    return LC_OK;
 }

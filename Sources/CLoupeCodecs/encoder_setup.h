@@ -1,4 +1,4 @@
-// The encoders' shared setup (jpeg.c, png.c): their state's allocation, and their output — one
+// The encoders' shared setup (jpeg.c, png.c, gif_encode.c, avif.c, webp_anim_encode.c): their state's allocation, and their output — one
 // buffer that doubles as the library writes into it, handed to the caller on success and freed
 // on failure. Internal to CLoupeCodecs (not in include/, so Swift never sees it).
 #ifndef LC_ENCODER_SETUP_H
@@ -26,5 +26,10 @@ const char *lc_output_buffer_reserve(lc_output_buffer *buffer, size_t length);
 // copies `error` into `message` and frees them. Returns `status`.
 int lc_output_buffer_finish(lc_output_buffer *buffer, int status, const char *error, uint8_t **out, size_t *out_size,
                             char *message);
+
+// Hands the caller a malloc'd copy of `size` bytes (`*out`, freed with lc_free), for encoders
+// whose library allocates the output its own way; LC_ERROR with "out of memory" in `message`
+// when the copy cannot be had.
+int lc_output_copy(const void *bytes, size_t size, uint8_t **out, size_t *out_size, char *message);
 
 #endif

@@ -15,29 +15,25 @@
 #include <gif_lib.h>
 #include <libimagequant.h>
 
+#include "encoder_setup.h"
+
+// giflib's output function: appends to the encode's buffer; a failure (out of memory) is
+// remembered and reported to giflib as a short write.
 typedef struct {
-    uint8_t *data;
-    size_t size;
-    size_t capacity;
-    int failed;
+    lc_output_buffer output;
+    const char *failure;
 } lc_gif_writer;
 
 static int write_to_memory(GifFileType *gif, const GifByteType *bytes, int length) {
     lc_gif_writer *writer = (lc_gif_writer *)gif->UserData;
     if (length <= 0) return 0;
-    if (writer->size + (size_t)length > writer->capacity) {
-        size_t capacity = writer->capacity ? writer->capacity : 4096;
-        while (capacity < writer->size + (size_t)length) capacity *= 2;
-        uint8_t *grown = realloc(writer->data, capacity);
-        if (!grown) {
-            writer->failed = 1;
-            return 0;
-        }
-        writer->data = grown;
-        writer->capacity = capacity;
+    const char *failure = lc_output_buffer_reserve(&writer->output, (size_t)length);
+    if (failure) {
+        writer->failure = failure;
+        return 0;
     }
-    memcpy(writer->data + writer->size, bytes, (size_t)length);
-    writer->size += (size_t)length;
+    memcpy(writer->output.bytes + writer->output.size, bytes, (size_t)length);
+    writer->output.size += (size_t)length;
     return length;
 }
 
@@ -206,7 +202,7 @@ int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32
     uint8_t *scratch = malloc(pixels * 4);
     uint8_t *indices = malloc(pixels);
     lc_gif_palette palette = {liq_attr_create(), NULL, 0, -1};
-    lc_gif_writer writer = {NULL, 0, 0, 0};
+    lc_gif_writer writer = {{NULL, 0, 0}, NULL};
     int error = 0;
     GifFileType *gif = NULL;
     int status = LC_ERROR;
@@ -260,8 +256,8 @@ done:
             status = LC_ERROR;
         }
     }
-    if (status == LC_OK && writer.failed) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
+    if (status == LC_OK && writer.failure) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "%s", writer.failure);
         status = LC_ERROR;
     }
     if (palette.result) liq_result_destroy(palette.result);
@@ -269,10 +265,10 @@ done:
     free(scratch);
     free(indices);
     if (status != LC_OK) {
-        free(writer.data);
+        free(writer.output.bytes);
         return LC_ERROR;
     }
-    *out = writer.data;
-    *out_size = writer.size;
+    *out = writer.output.bytes;
+    *out_size = writer.output.size;
     return LC_OK;
 }

@@ -8,6 +8,8 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
+#include "encoder_setup.h"
+
 int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durations_ms, uint32_t count, uint32_t width,
                              uint32_t height, size_t stride, int lossless, float quality, int loop_count, uint8_t **out,
                              size_t *out_size, char *message) {
@@ -58,15 +60,8 @@ int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durati
         snprintf(message, LC_MESSAGE_CAPACITY, "WebP animation: %s", text && *text ? text : "assembly failed");
         goto done;
     }
-    // The caller frees with lc_free: hand over a malloc'd copy, not libwebp's allocation.
-    *out = malloc(assembled.size ? assembled.size : 1);
-    if (!*out) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
-        goto done;
-    }
-    memcpy(*out, assembled.bytes, assembled.size);
-    *out_size = assembled.size;
-    status = LC_OK;
+    // The caller frees with lc_free: a malloc'd copy, not libwebp's allocation.
+    status = lc_output_copy(assembled.bytes, assembled.size, out, out_size, message);
 done:
     WebPDataClear(&assembled);
     WebPAnimEncoderDelete(encoder);
