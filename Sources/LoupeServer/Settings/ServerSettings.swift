@@ -191,11 +191,10 @@ public struct ServerSettings: Sendable {
         }
         func boolean(_ flag: String) throws(SettingsError) -> Bool? {
             guard let (text, origin) = values[flag] else { return nil }
-            switch text.lowercased() {
-            case "", "1", "true", "yes", "on": return true
-            case "0", "false", "no", "off": return false
-            default: throw SettingsError("\(origin) '\(text)' is not true or false")
+            guard let value = BooleanSpelling.value(of: text) else {
+                throw SettingsError("\(origin) '\(text)' is not a boolean (\(BooleanSpelling.accepted))")
             }
+            return value
         }
         func list(_ flag: String) -> [String]? {
             values[flag].map { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }

@@ -115,11 +115,10 @@ extension ImgproxyURL {
     /// A boolean as imgproxy's options take them (Go's `strconv.ParseBool`); anything else is
     /// a 400 rather than imgproxy's silent `false`.
     static func boolean(_ text: String, name: String) throws(ServiceError) -> Bool {
-        switch text {
-        case "1", "t", "T", "true", "TRUE", "True": return true
-        case "0", "f", "F", "false", "FALSE", "False": return false
-        default: throw .badOption("'\(text)' in '\(name)' is not a boolean (1, t, true, 0, f, false)")
+        guard let value = BooleanSpelling.value(of: text) else {
+            throw .badOption("'\(text)' in '\(name)' is not a boolean (\(BooleanSpelling.accepted))")
         }
+        return value
     }
 
     /// imgproxy's image type names: `.some(format)` for the formats Loupe writes with a

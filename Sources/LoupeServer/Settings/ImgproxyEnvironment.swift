@@ -197,13 +197,12 @@ public enum ImgproxyEnvironment {
         }
     }
 
-    /// imgproxy's booleans (Go's: 1, t, true, 0, f, false in any case).
+    /// imgproxy's booleans (`BooleanSpelling`).
     static func boolean(_ value: String, _ name: String) throws(SettingsError) -> Bool {
-        switch value.trimmingCharacters(in: .whitespaces).lowercased() {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw SettingsError("\(name) '\(value)' is not a boolean (true or false)")
+        guard let result = BooleanSpelling.value(of: value) else {
+            throw SettingsError("\(name) '\(value)' is not a boolean (\(BooleanSpelling.accepted))")
         }
+        return result
     }
 
     /// `host:port`, `:port` (every interface) or `[v6]:port`.

@@ -102,11 +102,8 @@ extension ImgproxyURL {
 
     /// A boolean as Go's `strconv.ParseBool` reads it (what imgproxy uses); empty is false.
     static func flag(_ text: String, name: String) throws(ServiceError) -> Bool {
-        switch text {
-        case "1", "t", "T", "true", "TRUE", "True": return true
-        case "", "0", "f", "F", "false", "FALSE", "False": return false
-        default: throw .badOption("'\(text)' in '\(name)' is not a boolean (1, t, true, 0, f, false)")
-        }
+        if text.isEmpty { return false }
+        return try boolean(text, name: name)
     }
 
     static func positiveNumber(_ text: String, name: String) throws(ServiceError) -> Double {

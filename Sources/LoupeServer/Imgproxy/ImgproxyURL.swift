@@ -162,7 +162,7 @@ public struct ImgproxyURL: Sendable, Equatable {
             try count(1...1)
             // Results never carry the source's metadata (the encoders write none), so only
             // `true` can be honoured.
-            guard try bool(args[0], name: name) else {
+            guard try boolean(args[0], name: name) else {
                 throw .badOption("strip_metadata:false is not supported: results never carry the source's metadata")
             }
         case "cachebuster":
@@ -202,14 +202,6 @@ public struct ImgproxyURL: Sendable, Equatable {
             throw .badOption("'\(text)' in '\(name)' is not a size in pixels")
         }
         return value
-    }
-
-    private static func bool(_ text: String, name: String) throws(ServiceError) -> Bool {
-        switch text {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw .badOption("'\(text)' in '\(name)' is not a boolean (1, t, true, 0, f, false)")
-        }
     }
 
     static func format(named text: String) throws(ServiceError) -> ImageFormat {
