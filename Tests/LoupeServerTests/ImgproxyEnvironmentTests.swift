@@ -82,7 +82,7 @@ import Testing
             (["IMGPROXY_MAX_SRC_RESOLUTION": "5000"], "IMGPROXY_MAX_SRC_RESOLUTION '5000' is not a number above 0 and at most 1000"),
             (["IMGPROXY_MAX_SRC_FILE_SIZE": "1.5"], "IMGPROXY_MAX_SRC_FILE_SIZE '1.5' is not a whole number of bytes (0 for no limit)"),
             (["IMGPROXY_AUTO_AVIF": "yes"], "IMGPROXY_AUTO_AVIF 'yes' is not a boolean (1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False)"),
-            (["IMGPROXY_USE_ETAG": "sometimes"], "IMGPROXY_USE_ETAG 'sometimes' is not a boolean (true or false)"),
+            (["IMGPROXY_USE_ETAG": "sometimes"], "IMGPROXY_USE_ETAG 'sometimes' is not a boolean (1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False)"),
             (["IMGPROXY_NETWORK": "unix"], "IMGPROXY_NETWORK 'unix' is not supported: loupe serve listens on TCP only"),
             (["IMGPROXY_ALLOWED_SOURCES": "https://*.example.com/"],
              "IMGPROXY_ALLOWED_SOURCES 'https://*.example.com/' has a wildcard (*), which Loupe does not support: list the prefixes"),
