@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `loupe serve` under overload (issue 30's scenario): 64 clients, each sending DISTINCT
+# `loupe serve` under overload (a flood of distinct requests): 64 clients, each sending DISTINCT
 # `rs:fill:300:300` requests one after another for ~12-megapixel JPEG photos served by nginx on
 # loopback, for a bounded time; then the same against a server started with `--queue 8`.
 # Prints, per run: the latency distribution of successful requests (p50 / p90 / p99 / max),

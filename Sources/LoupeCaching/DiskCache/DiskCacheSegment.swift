@@ -8,7 +8,7 @@ import Glibc
 /// the journal (not the segment) says which of them are live — a removal or eviction is a
 /// journal record, and space is reclaimed by compacting mostly-dead segments.
 ///
-/// `DiskCache` keeps every payload in these (issue 16, item 2): appending a 100 KB entry costs
+/// `DiskCache` keeps every payload in these: appending a 100 KB entry costs
 /// far less CPU than creating a file per entry (`LoupeBenchmarks disk-stores`), because no
 /// inode is allocated per entry. Segments live in `<cache>/segments/`, named by a counter.
 ///
