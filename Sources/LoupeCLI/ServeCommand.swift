@@ -11,6 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve resized images over HTTP with imgproxy-compatible URLs.",
+        usage: "loupe serve [<setting> ...] [--quiet] [--dev]",
         discussion: """
             Every setting can also be given as an environment variable: LOUPE_ and the flag in capitals \
             with _ for - (LOUPE_PORT, LOUPE_ALLOWED_SOURCES, ...). A flag wins over the variable. \
@@ -20,77 +21,21 @@ struct ServeCommand: AsyncParsableCommand {
             SIGTERM or SIGINT drains: /health answers 503 at once, requests are still accepted for \
             --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0. \
             A second SIGTERM or SIGINT during that stops at once, cutting requests in flight, with exit status 1.
-            """)
 
-    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on, 0 for any free one (default 8080).") var port: String?
-    @Option(help: "Signing keys in hex, comma-separated for rotation.") var key: String?
-    @Option(help: "Signing salts in hex, one per key.") var salt: String?
-    @Flag(help: "Serve 'insecure' and '_' URLs when no key is set.") var allowUnsigned = false
-    @Option(help: "Comma-separated source URL prefixes; none allows every http(s) URL.") var allowedSources: String?
-    @Option(help: "Folder that local:///path sources are read from (default: local sources refused).") var localRoot: String?
-    @Option(help: "Folder for the source and result disk caches (default: memory only).") var cacheDir: String?
-    @Option(help: "Disk cache limit in MB, for sources and results each (default 1024).") var diskLimit: String?
-    @Option(help: "Memory cache limit in MB of decoded pixels, 0 for none (default 32).") var memoryLimit: String?
-    @Option(help: "Memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32).")
-    var resultMemoryLimit: String?
-    @Option(help: "Largest source in MB, fractions allowed (default 50).") var maxSourceSize: String?
-    @Option(help: "Largest source in megapixels, fractions allowed, checked from its header (default 50).") var maxSourcePixels: String?
-    @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
-    @Option(help: "Most frames of an animation kept, the rest dropped; 1 answers the first frame (default 100).") var maxAnimationFrames: String?
-    @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
-    @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
-    @Option(help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32).")
-    var memoryBudget: String?
-    @Option(help: "Seconds for one source download (default 10).") var downloadTimeout: String?
-    @Option(help: "Seconds for one request (default 30).") var requestTimeout: String?
-    @Option(help: "Seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0).") var drainDelay: String?
-    @Option(help: "Cache-Control max-age of results in seconds (default 31536000).") var ttl: String?
-    @Option(help: "JPEG and WebP quality when the URL gives none (default 80).") var quality: String?
-    @Flag(help: "Let sources resolve to private, loopback and link-local addresses.") var allowPrivateNetworks = false
-    @Flag(help: "Answer AVIF when Accept lists image/avif and the URL names no format (WebP is always negotiated).")
-    var negotiateAvif = false
-    @Option(help: "Comma-separated IP addresses allowed despite the private-network guard.") var permitAddresses: String?
-    @Option(help: "Bearer token for POST /batch.") var batchToken: String?
-    @Option(help: "Named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL.")
-    var presets: String?
-    @Option(help: "File of presets, one name=options per line, # starts a comment.") var presetsFile: String?
-    @Flag(help: "A URL's options part is only ':'-separated preset names.") var onlyPresets = false
-    @Option(help: "Quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality).") var formatQuality: String?
-    @Option(help: "Image file drawn by the URL option watermark/wm (re-read on SIGHUP).") var watermarkPath: String?
-    @Option(help: "Image URL drawn by watermark/wm, loaded at start-up and on SIGHUP.") var watermarkUrl: String?
-    @Option(help: "Base64 image drawn by watermark/wm (over --watermark-path and --watermark-url).") var watermarkData: String?
-    @Option(help: "Multiplies every URL's watermark opacity, 0 to 1 (default 1).") var watermarkOpacity: String?
-    @Flag(help: "Serve the playground page at / (and, with --key, a URL-signing endpoint for it); --dev turns it on.")
-    var playground = false
+            """ + SettingArguments.help)
+
+    /// The settings (`--name value`, `--name=value`, a boolean's bare `--name`), read by
+    /// ``SettingArguments`` from their declarations, which `--help` lists in the discussion.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(visibility: .hidden)) var settingArguments: [String] = []
     @Flag(help: "No access log on standard error.") var quiet = false
     @Flag(help: "Development: serve unsigned URLs and sample photos from an origin on 127.0.0.1, and print an example URL.")
     var dev = false
 
     func run() async throws {
-        var flags: [String: String] = [:]
-        let given: [(String, String?)] = [
-            ("host", host), ("port", port), ("key", key), ("salt", salt), ("allowed-sources", allowedSources),
-            ("local-root", localRoot), ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
-            ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
-            ("max-result-dimension", maxResultDimension), ("max-animation-frames", maxAnimationFrames), ("workers", workers), ("queue", queue),
-            ("memory-budget", memoryBudget), ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
-            ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
-            ("presets", presets), ("presets-file", presetsFile), ("format-quality", formatQuality),
-            ("watermark-path", watermarkPath), ("watermark-url", watermarkUrl), ("watermark-data", watermarkData),
-            ("watermark-opacity", watermarkOpacity),
-        ]
-        for case let (name, value?) in given { flags[name] = value }
-        if allowUnsigned { flags["allow-unsigned"] = "true" }
-        if allowPrivateNetworks { flags["allow-private-networks"] = "true" }
-        if negotiateAvif { flags["negotiate-avif"] = "true" }
-        if onlyPresets { flags["only-presets"] = "true" }
-        if playground { flags["playground"] = "true" }
-
         let environment = ProcessInfo.processInfo.environment
         var settings: ServerSettings
         do {
-            settings = try ServerSettings(flags: flags, environment: environment)
+            settings = try ServerSettings(flags: SettingArguments.flags(in: settingArguments), environment: environment)
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)

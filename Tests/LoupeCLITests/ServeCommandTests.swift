@@ -1,4 +1,5 @@
 import Foundation
+@testable import LoupeCLI
 import LoupeCodecs
 import LoupeOrigin
 import LoupeTestSupport
@@ -16,6 +17,24 @@ import Glibc
         #expect(run.status == 2)
         #expect(run.standardError == "loupe serve: --port 'http' is not a whole number in 0...65535\n")
         #expect(run.standardOutput.isEmpty)
+    }
+
+    /// What `--help` prints is the settings' declarations; a boolean flag with a spelling that
+    /// is not imgproxy's, and an unknown flag, stop start-up with one line naming them.
+    @Test func helpAndBadFlagsOfTheRealCommand() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let help = try await LoupeRun.run(["serve", "--help"], home: home, timeout: .seconds(30))
+        #expect(help.status == 0)
+        let flat = help.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains(SettingArguments.help.split(whereSeparator: \.isWhitespace).joined(separator: " ")))
+        #expect(flat.contains("--quiet No access log on standard error."))
+        let on = try await LoupeRun.run(["serve", "--allow-private-networks=on"], home: home, timeout: .seconds(30))
+        #expect(on.status == 2)
+        #expect(on.standardError == "loupe serve: --allow-private-networks 'on' is not a boolean (1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False)\n")
+        let unknown = try await LoupeRun.run(["serve", "--allow-everything"], home: home, timeout: .seconds(30))
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError == "loupe serve: unknown setting --allow-everything\n")
     }
 
     /// SIGTERM while a slow request is in flight: the request still gets its image, new

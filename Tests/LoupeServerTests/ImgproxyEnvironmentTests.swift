@@ -1,6 +1,6 @@
 import Foundation
 import LoupeLoading
-import LoupeServer
+@testable import LoupeServer
 import LoupeTestSupport
 import Testing
 
@@ -110,29 +110,27 @@ import Testing
             "IMGPROXY_PRESETS": "thumb=rs:fill:100:100", "IMGPROXY_TIFF_UNLIMITED": "", "LOUPE_S3": "x",
         ]
         let ignored = ImgproxyEnvironment.ignored(in: environment)
-        var expected = ["IMGPROXY_ENFORCE_WEBP", "IMGPROXY_PATH_PREFIX", "IMGPROXY_S3_ENDPOINT", "IMGPROXY_SIGNATURE_SIZE_X",
+        let expected = ["IMGPROXY_ENFORCE_WEBP", "IMGPROXY_PATH_PREFIX", "IMGPROXY_S3_ENDPOINT", "IMGPROXY_SIGNATURE_SIZE_X",
                         "IMGPROXY_USE_LAST_MODIFIED"]
-        // Taken once the presets setting exists (another change adds it), reported until then.
-        let hasPresets = ServerSettings.all.contains { $0.flag == "presets" }
-        if !hasPresets { expected.append("IMGPROXY_PRESETS") }
-        #expect(ignored.map(\.name) == expected.sorted())
+        #expect(ignored.map(\.name) == expected)
         let reasons = Dictionary(uniqueKeysWithValues: ignored.map { ($0.name, $0.reason) })
         #expect(reasons["IMGPROXY_ENFORCE_WEBP"] == "Loupe never overrides a format the URL names")
         #expect(reasons["IMGPROXY_SIGNATURE_SIZE_X"] == "not an imgproxy setting Loupe knows of")
         #expect(reasons["IMGPROXY_S3_ENDPOINT"]?.hasPrefix("cloud storage sources") == true)
-        if !hasPresets { #expect(reasons["IMGPROXY_PRESETS"] == "Loupe has no 'presets' setting yet") }
         #expect(ImgproxyEnvironment.ignored(in: ["IMGPROXY_USE_ETAG": "false"]).map(\.name) == ["IMGPROXY_USE_ETAG"])
         #expect(ImgproxyEnvironment.ignored(in: ["IMGPROXY_PRESETS_SEPARATOR": ";"]).first?.reason
                 == "read only with IMGPROXY_PRESETS, which is not set")
     }
 
-    /// docs/imgproxy-environment.md has one row for every imgproxy variable Loupe knows of.
+    /// docs/imgproxy-environment.md has one row for every imgproxy variable Loupe knows of: the
+    /// taken ones as their declarations say (the settings they set, their notes), the ignored
+    /// ones with their reasons.
     @Test func documentationMapsEveryVariable() throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/imgproxy-environment.md"), encoding: .utf8)
-        let documented = text.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("| `IMGPROXY_") else { return nil }
-            return line.dropFirst(3).prefix { $0 != "`" }.description
-        }
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `IMGPROXY_") }.map(String.init)
+        let expected = SettingsDocumentation.takenImgproxyRows + SettingsDocumentation.ignoredImgproxyRows
+        #expect(rows == expected, "docs/imgproxy-environment.md's rows should be:\n\(expected.joined(separator: "\n"))")
+        let documented = rows.map { $0.dropFirst(3).prefix { $0 != "`" }.description }
         #expect(documented.sorted() == ImgproxyEnvironment.knownVariables)
         #expect(Set(documented).count == documented.count)
     }

@@ -98,68 +98,9 @@ public struct ServerSettings: Sendable {
     /// The defaults.
     public init() {}
 
-    /// One setting: its flag, its environment variable and what it is.
-    public struct Setting: Sendable {
-        /// The flag without dashes, e.g. `port`.
-        public let flag: String
-        /// What it sets, for `--help` and the README.
-        public let help: String
-        /// `LOUPE_` and the flag in capitals with `_` for `-`.
-        public var environmentVariable: String { "LOUPE_" + flag.uppercased().replacingOccurrences(of: "-", with: "_") }
-    }
-
-    /// Every setting, in the order of `--help`.
-    public static let all: [Setting] = [
-        Setting(flag: "host", help: "address to listen on (default 127.0.0.1)"),
-        Setting(flag: "port", help: "port to listen on, 0 for any free one (default 8080)"),
-        Setting(flag: "key", help: "signing keys in hex, comma-separated for rotation"),
-        Setting(flag: "salt", help: "signing salts in hex, one per key"),
-        Setting(flag: "allow-unsigned", help: "serve 'insecure' and '_' URLs when no key is set (true/false)"),
-        Setting(flag: "allowed-sources", help: "comma-separated source URL prefixes; none allows every http(s) URL"),
-        Setting(flag: "local-root", help: "folder that local:///path sources are read from (default: local sources refused)"),
-        Setting(flag: "cache-dir", help: "folder for the source and result disk caches (default: memory only)"),
-        Setting(flag: "disk-limit", help: "disk cache limit in MB, for sources and results each (default 1024)"),
-        Setting(flag: "memory-limit", help: "memory cache limit in MB of decoded pixels, 0 for none (default 32)"),
-        Setting(flag: "result-memory-limit", help: "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none (default 32)"),
-        Setting(flag: "max-source-size", help: "largest source in MB, fractions allowed (default 50)"),
-        Setting(flag: "max-source-pixels", help: "largest source in megapixels, fractions allowed, checked from its header (default 50)"),
-        Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
-        Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default (default 100)"),
-        Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
-        Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
-        Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32)"),
-        Setting(flag: "download-timeout", help: "seconds for one source download (default 10)"),
-        Setting(flag: "request-timeout", help: "seconds for one request (default 30)"),
-        Setting(flag: "drain-delay", help: "seconds to keep accepting requests after SIGTERM while /health answers 503 (default 0)"),
-        Setting(flag: "negotiate-avif", help: "answer AVIF when `Accept` lists `image/avif` and the URL names no format (true/false; default false)"),
-        Setting(flag: "ttl", help: "Cache-Control max-age of results in seconds (default 31536000)"),
-        Setting(flag: "quality", help: "JPEG and WebP quality when the URL gives none (default 80)"),
-        Setting(flag: "allow-private-networks", help: "let sources resolve to private, loopback and link-local addresses (true/false)"),
-        Setting(flag: "permit-addresses", help: "comma-separated IP addresses allowed despite the private-network guard"),
-        Setting(flag: "batch-token", help: "bearer token for POST /batch (default: batches must be signed)"),
-        Setting(flag: "presets", help: "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL"),
-        Setting(flag: "presets-file", help: "file of presets, one name=options per line, # starts a comment"),
-        Setting(flag: "only-presets", help: "a URL's options part is only ':'-separated preset names (true/false)"),
-        Setting(flag: "playground", help: "serve the playground page at / and, with a key, its URL-signing endpoint (true/false; on with --dev)"),
-        Setting(flag: "format-quality", help: "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)"),
-        Setting(flag: "watermark-path", help: "image file drawn by the URL option watermark/wm (re-read on SIGHUP)"),
-        Setting(flag: "watermark-url", help: "image URL drawn by watermark/wm, loaded at start-up and on SIGHUP (under --watermark-path)"),
-        Setting(flag: "watermark-data", help: "base64 image drawn by watermark/wm (over --watermark-path and --watermark-url)"),
-        Setting(flag: "watermark-opacity", help: "multiplies every URL's watermark opacity, 0 to 1 (default 1)"),
-    ]
-
-    /// The largest `max-animation-frames`: far more than any animation a pixel limit admits.
-    static let largestAnimationFrames = 100_000
-
-    /// The largest `max-source-size`, in MB.
-    static let largestSourceMegabytes = 4096
-    /// The largest `max-result-dimension`, in pixels.
-    static let largestResultDimension = 65_500
-    /// The largest `queue`.
-    static let largestQueue = 1_000_000
-
     /// Settings from `flags` (by flag name, without dashes) over `environment`: its `LOUPE_*`
-    /// variables, then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them.
+    /// variables, then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them, each
+    /// read as its declaration in ``all`` says.
     /// - Throws: the first invalid or unknown setting, as one line naming it.
     public init(flags: [String: String], environment: [String: String]) throws(SettingsError) {
         let known = Set(Self.all.map(\.flag))
@@ -175,166 +116,31 @@ public struct ServerSettings: Sendable {
             }
         }
         values.merge(try ImgproxyEnvironment.values(in: environment, besides: Set(values.keys))) { loupe, _ in loupe }
-        func integer(_ flag: String, _ range: ClosedRange<Int>) throws(SettingsError) -> Int? {
-            guard let (text, origin) = values[flag] else { return nil }
-            guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-                throw SettingsError("\(origin) '\(text)' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return value
+        var draft = SettingsDraft()
+        for setting in Self.all {
+            if let (text, origin) = values[setting.flag] { try setting.apply(&draft, text, origin) }
         }
-        func decimal(_ flag: String, upTo maximum: Double) throws(SettingsError) -> Double? {
-            guard let (text, origin) = values[flag] else { return nil }
-            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value > 0, value <= maximum else {
-                throw SettingsError("\(origin) '\(text)' is not a number above 0 and at most \(Int(maximum))")
-            }
-            return value
-        }
-        func boolean(_ flag: String) throws(SettingsError) -> Bool? {
-            guard let (text, origin) = values[flag] else { return nil }
-            guard let value = BooleanSpelling.value(of: text) else {
-                throw SettingsError("\(origin) '\(text)' is not a boolean (\(BooleanSpelling.accepted))")
-            }
-            return value
-        }
-        func list(_ flag: String) -> [String]? {
-            values[flag].map { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-        }
-        func hexList(_ flag: String) throws(SettingsError) -> [Data]? {
-            guard let items = list(flag) else { return nil }
-            var result: [Data] = []
-            for item in items {
-                guard let data = Self.hex(item), !data.isEmpty else {
-                    throw SettingsError("\(values[flag]?.origin ?? flag) '\(item)' is not hexadecimal")
-                }
-                result.append(data)
-            }
-            return result
-        }
+        self = try Self.combining(draft)
+    }
 
-        self.init()
-        if let host = values["host"]?.value {
-            guard !host.isEmpty else { throw SettingsError("--host is empty") }
-            self.host = host
+    /// The settings of `draft` with the parts read together combined and checked against each other.
+    private static func combining(_ draft: SettingsDraft) throws(SettingsError) -> ServerSettings {
+        var settings = draft.settings
+        guard draft.keys.count == draft.salts.count else {
+            throw SettingsError("--key has \(draft.keys.count) keys and --salt \(draft.salts.count) salts: give one salt per key")
         }
-        port = try integer("port", 0...65_535) ?? port
-        let keys = try hexList("key") ?? [], salts = try hexList("salt") ?? []
-        guard keys.count == salts.count else {
-            throw SettingsError("--key has \(keys.count) keys and --salt \(salts.count) salts: give one salt per key")
-        }
-        self.keys = zip(keys, salts).map { URLSigner.KeyPair(key: $0, salt: $1) }
-        allowsUnsigned = try boolean("allow-unsigned") ?? false
-        if allowsUnsigned, !self.keys.isEmpty {
+        settings.keys = zip(draft.keys, draft.salts).map { URLSigner.KeyPair(key: $0, salt: $1) }
+        if settings.allowsUnsigned, !settings.keys.isEmpty {
             throw SettingsError("--allow-unsigned cannot be combined with a signing key")
         }
-        sources = try SourcePolicy(allowedPrefixes: list("allowed-sources") ?? [])
-        if let (folder, origin) = values["local-root"], !folder.isEmpty {
-            do throws(RootedFileError) {
-                localRoot = try RootedFileSystem(root: folder)
-            } catch .rootUnusable(let reason) {
-                throw SettingsError("\(origin) '\(folder)' \(reason)")
-            } catch {
-                throw SettingsError("\(origin) '\(folder)': \(error)")
-            }
-        }
-        if let folder = values["cache-dir"]?.value, !folder.isEmpty { cacheDirectory = URL(fileURLWithPath: folder) }
-        diskLimit = try integer("disk-limit", 1...1 << 30).map { $0 << 20 } ?? diskLimit
-        memoryLimit = try integer("memory-limit", 0...1 << 30).map { $0 << 20 } ?? memoryLimit
-        resultMemoryLimit = try integer("result-memory-limit", 0...1 << 20).map { $0 << 20 } ?? resultMemoryLimit
-        // Fractional: imgproxy's limits (bytes, fractional megapixels) convert exactly.
-        maximumSourceBytes = try decimal("max-source-size", upTo: Double(Self.largestSourceMegabytes))
-            .map { max(1, Int(($0 * Double(1 << 20)).rounded())) } ?? maximumSourceBytes
-        maximumSourcePixels = try decimal("max-source-pixels", upTo: 1000).map { max(1, Int(($0 * 1_000_000).rounded())) } ?? maximumSourcePixels
-        maximumResultDimension = try integer("max-result-dimension", 1...Self.largestResultDimension) ?? maximumResultDimension
-        maximumAnimationFrames = try integer("max-animation-frames", 1...Self.largestAnimationFrames) ?? maximumAnimationFrames
-        workers = try integer("workers", 1...1024) ?? workers
-        queueLength = try integer("queue", 0...Self.largestQueue) ?? queueLength
-        memoryBudget = try integer("memory-budget", 1...1 << 20).map { $0 << 20 } ?? memoryBudget
-        downloadTimeout = try integer("download-timeout", 1...3600).map { .seconds($0) } ?? downloadTimeout
-        requestTimeout = try integer("request-timeout", 1...3600).map { .seconds($0) } ?? requestTimeout
-        drainDelay = try integer("drain-delay", 0...3600).map { .seconds($0) } ?? drainDelay
-        negotiatesAVIF = try boolean("negotiate-avif") ?? false
-        timeToLive = try integer("ttl", 0...315_360_000) ?? timeToLive
-        defaultQuality = try integer("quality", 1...100) ?? defaultQuality
-        addressPolicy = NetworkAddressPolicy(
-            allowsPrivateNetworks: try boolean("allow-private-networks") ?? false,
-            permittedAddresses: Set(list("permit-addresses") ?? []))
-        for address in addressPolicy.permittedAddresses where !Self.isIPAddress(address) {
-            throw SettingsError("--permit-addresses '\(address)' is not an IP address")
-        }
-        batchToken = values["batch-token"]?.value
-        if batchToken?.isEmpty == true { throw SettingsError("--batch-token is empty") }
-        formatQuality = try Self.formatQualities(values["format-quality"])
-        onlyPresets = try boolean("only-presets") ?? false
-        playground = try boolean("playground") ?? false
-        var definitions = list("presets") ?? []
-        if let (path, origin) = values["presets-file"] {
-            definitions += try Self.presetLines(path: path, origin: origin)
-        }
-        presets = try Presets(definitions: definitions)
-        if onlyPresets, presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
-        watermark = try WatermarkSource(data: values["watermark-data"], path: values["watermark-path"], url: values["watermark-url"])
-        if let (text, origin) = values["watermark-opacity"] {
-            guard let opacity = Double(text.trimmingCharacters(in: .whitespaces)), (0...1).contains(opacity) else {
-                throw SettingsError("\(origin) '\(text)' is not a number in 0...1")
-            }
-            watermarkOpacity = opacity
-        }
-    }
-
-    /// `--format-quality`'s `format=quality` pairs (imgproxy's format names; quality 1...100).
-    private static func formatQualities(_ setting: (value: String, origin: String)?) throws(SettingsError) -> [ImageFormat: Int] {
-        guard let (text, origin) = setting else { return [:] }
-        var qualities: [ImageFormat: Int] = [:]
-        for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
-            let parts = item.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let format = ImgproxyURL.qualityFormat(named: parts[0].lowercased()) else {
-                throw SettingsError("\(origin) '\(item)' is not format=quality with an image format (jpeg, webp, avif, ...)")
-            }
-            guard let quality = Int(parts[1]), (1...100).contains(quality) else {
-                throw SettingsError("\(origin) '\(item)': the quality is not a whole number in 1...100")
-            }
-            if let format { qualities[format] = quality }
-        }
-        return qualities
-    }
-
-    /// The lines of the presets file at `path` (at most ``Presets/maximumFileBytes``).
-    private static func presetLines(path: String, origin: String) throws(SettingsError) -> [String] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw SettingsError("\(origin) '\(path)' cannot be read") }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: Presets.maximumFileBytes + 1) ?? Data()
-        } catch {
-            throw SettingsError("\(origin) '\(path)' cannot be read")
-        }
-        guard data.count <= Presets.maximumFileBytes else {
-            throw SettingsError("\(origin) '\(path)' is larger than \(Presets.maximumFileBytes >> 20) MB")
-        }
-        guard let text = String(data: data, encoding: .utf8) else { throw SettingsError("\(origin) '\(path)' is not UTF-8 text") }
-        return text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map(String.init)
+        settings.presets = try Presets(definitions: draft.presets + draft.presetFileLines)
+        if settings.onlyPresets, settings.presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
+        settings.watermark = try WatermarkSource(data: draft.watermarkData, path: draft.watermarkPath, url: draft.watermarkURL)
+        return settings
     }
 
     /// Whether unsigned URLs are served: no key set and `--allow-unsigned` given.
     var servesUnsigned: Bool { keys.isEmpty && allowsUnsigned }
-
-    private static func hex(_ text: String) -> Data? {
-        guard text.count % 2 == 0 else { return nil }
-        var data = Data(capacity: text.count / 2)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            data.append(byte)
-            index = next
-        }
-        return data
-    }
-
-    private static func isIPAddress(_ text: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
-        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
-    }
 }
 
 extension SourcePolicy {

@@ -4,7 +4,8 @@ public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong, naming the setting.
     public let description: String
 
-    init(_ description: String) {
+    /// An error with `description`, one line naming the setting.
+    public init(_ description: String) {
         self.description = description
     }
 }

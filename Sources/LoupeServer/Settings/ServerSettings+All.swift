@@ -1,0 +1,139 @@
+import Foundation
+import LoupeCodecs
+import LoupeLoading
+
+extension ServerSettings {
+    /// Every setting, declared once each, in the order of `--help` and docs/service.md. A new
+    /// setting is one more line here (and its field in ``ServerSettings``): its flag, its
+    /// `LOUPE_*` variable, its imgproxy variables, `--help` and both docs tables follow.
+    public static let all: [Setting] = [
+        Setting("host", .text("<address>"), \.host, "address to listen on", imgproxy: [
+            ImgproxyVariable("IMGPROXY_BIND", "`host:port`, `[v6]:port` or `:port`; `:port` (every interface) becomes host `0.0.0.0`. Without it Loupe listens on 127.0.0.1:8080, imgproxy on every interface: set it (or `LOUPE_HOST`) in a container") { value, _ throws(SettingsError) in
+                try .value(ImgproxyEnvironment.bind(value).host)
+            },
+        ]),
+        Setting("port", .integer(in: 0...65_535), \.port, "port to listen on, 0 for any free one", imgproxy: [
+            ImgproxyVariable("IMGPROXY_BIND", nil) { value, _ throws(SettingsError) in try .value(ImgproxyEnvironment.bind(value).port) },
+        ]),
+        Setting("key", .hexList, part: \.keys, "signing keys in hex, comma-separated for rotation", imgproxy: [
+            ImgproxyVariable("IMGPROXY_KEY", "hex, comma-separated for rotation: the same format"),
+        ]),
+        Setting("salt", .hexList, part: \.salts, "signing salts in hex, one per key", imgproxy: [
+            ImgproxyVariable("IMGPROXY_SALT", "hex, one per key: the same format"),
+        ]),
+        Setting("allow-unsigned", .boolean, \.allowsUnsigned, "serve 'insecure' and '_' URLs when no key is set"),
+        Setting("allowed-sources", .sourcePolicy, \.sources, "comma-separated source URL prefixes; none allows every http(s) URL", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ALLOWED_SOURCES", "comma-separated prefixes, compared by parsed scheme, host, port and path (imgproxy compares text); `local:///folder/` prefixes apply to local sources as in imgproxy; a pattern with `*` stops start-up with an error naming it (no wildcard support)") { value, _ throws(SettingsError) in
+                try .value(ImgproxyEnvironment.allowedSources(value))
+            },
+        ]),
+        Setting("local-root", .rootedFolder, \.localRoot, "folder that local:///path sources are read from", unset: "local sources refused", imgproxy: [
+            ImgproxyVariable("IMGPROXY_LOCAL_FILESYSTEM_ROOT", "a folder; must exist. Loupe refuses symbolic links under it (imgproxy follows them) and `..` components (imgproxy cleans them)"),
+        ]),
+        Setting("cache-dir", .folder, \.cacheDirectory, "folder for the source and result disk caches", unset: "memory only"),
+        Setting("disk-limit", .megabytes(in: 1...1 << 30), \.diskLimit, "disk cache limit in MB, for sources and results each"),
+        Setting("memory-limit", .megabytes(in: 0...1 << 30), \.memoryLimit, "memory cache limit in MB of decoded pixels, 0 for none"),
+        Setting("result-memory-limit", .megabytes(in: 0...1 << 20), \.resultMemoryLimit,
+                "memory limit in MB of encoded results kept in front of the disk result cache, 0 for none"),
+        Setting("max-source-size", .fraction(upTo: Double(largestSourceMegabytes), unit: Double(1 << 20), valueName: "<mb>"), \.maximumSourceBytes,
+                "largest source in MB, fractions allowed", imgproxy: [
+            ImgproxyVariable("IMGPROXY_MAX_SRC_FILE_SIZE", "bytes, converted to Loupe's (fractional) megabytes exactly; `0` (imgproxy's no limit) becomes Loupe's largest, 4096 MB") { value, _ throws(SettingsError) in
+                try ImgproxyEnvironment.megabytes(ofBytes: value, "IMGPROXY_MAX_SRC_FILE_SIZE")
+            },
+        ]),
+        Setting("max-source-pixels", .fraction(upTo: 1000, unit: 1_000_000, valueName: "<megapixels>"), \.maximumSourcePixels,
+                "largest source in megapixels, fractions allowed, checked from its header", imgproxy: [
+            ImgproxyVariable("IMGPROXY_MAX_SRC_RESOLUTION", "megapixels, fractional, in both") { value, _ throws(SettingsError) in
+                guard let megapixels = Double(value.trimmingCharacters(in: .whitespaces)), megapixels > 0, megapixels.isFinite else {
+                    throw SettingsError("IMGPROXY_MAX_SRC_RESOLUTION '\(value)' is not a positive number of megapixels")
+                }
+                return .value(value.trimmingCharacters(in: .whitespaces))
+            },
+        ]),
+        Setting("max-result-dimension", .integer(in: 1...largestResultDimension), \.maximumResultDimension, "largest side of a result in pixels", imgproxy: [
+            .unlimitedAtZero("IMGPROXY_MAX_RESULT_DIMENSION", "pixels; `0` (no limit) becomes Loupe's largest, 65500", largest: largestResultDimension),
+        ]),
+        Setting("max-animation-frames", .integer(in: 1...largestAnimationFrames), \.maximumAnimationFrames,
+                "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default", imgproxy: [
+            ImgproxyVariable("IMGPROXY_MAX_ANIMATION_FRAMES", "the most frames of an animation kept; imgproxy's default 1 answers the first frame, Loupe's 100 keeps animations (set 1 for imgproxy's)"),
+        ]),
+        Setting("workers", .integer(in: 1...1024), \.workers, "decodes and processing at once", unset: "cores", imgproxy: [
+            ImgproxyVariable("IMGPROXY_WORKERS", "a whole number"),
+            ImgproxyVariable("IMGPROXY_CONCURRENCY", "imgproxy's older name, below `IMGPROXY_WORKERS`"),
+        ]),
+        Setting("queue", .integer(in: 0...largestQueue), \.queueLength, "requests that may wait for a worker; beyond them 429", imgproxy: [
+            .unlimitedAtZero("IMGPROXY_REQUESTS_QUEUE_SIZE", "`0` (imgproxy's unlimited queue) becomes Loupe's largest, 1000000", largest: largestQueue),
+        ]),
+        Setting("memory-budget", .megabytes(in: 1...1 << 20), \.memoryBudget,
+                "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait"),
+        Setting("download-timeout", .seconds(in: 1...3600), \.downloadTimeout, "seconds for one source download", imgproxy: [
+            ImgproxyVariable("IMGPROXY_DOWNLOAD_TIMEOUT", "seconds in both"),
+        ]),
+        Setting("request-timeout", .seconds(in: 1...3600), \.requestTimeout, "seconds for one request", imgproxy: [
+            ImgproxyVariable("IMGPROXY_TIMEOUT", "seconds in both"),
+            ImgproxyVariable("IMGPROXY_WRITE_TIMEOUT", "imgproxy's older name, below `IMGPROXY_TIMEOUT`"),
+        ]),
+        Setting("drain-delay", .seconds(in: 0...3600), \.drainDelay, "seconds to keep accepting requests after SIGTERM while /health answers 503"),
+        Setting("negotiate-avif", .boolean, \.negotiatesAVIF,
+                "answer AVIF when Accept lists image/avif and the URL names no format; WebP is always negotiated", imgproxy: [
+            .boolean("IMGPROXY_AUTO_AVIF", "boolean (Go's: `1`/`t`/`true`, `0`/`f`/`false`, any case)"),
+            .boolean("IMGPROXY_ENABLE_AVIF_DETECTION", "imgproxy's older name, below `IMGPROXY_AUTO_AVIF`"),
+        ]),
+        Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
+            ImgproxyVariable("IMGPROXY_TTL", "seconds (`Cache-Control: max-age`)"),
+        ]),
+        Setting("quality", .integer(in: 1...100), \.defaultQuality, "JPEG and WebP quality when the URL gives none", imgproxy: [
+            ImgproxyVariable("IMGPROXY_QUALITY", "1–100"),
+        ]),
+        Setting("allow-private-networks", .boolean, \.addressPolicy.allowsPrivateNetworks,
+                "let sources resolve to private, loopback and link-local addresses",
+                imgproxy: ImgproxyEnvironment.privateNetworkVariables),
+        Setting("permit-addresses", .ipAddresses, \.addressPolicy.permittedAddresses,
+                "comma-separated IP addresses allowed despite the private-network guard"),
+        Setting("batch-token", .nonEmptyText("<token>"), \.batchToken, "bearer token for POST /batch", unset: "batches must be signed"),
+        Setting("presets", .list(), part: \.presets,
+                "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL", imgproxy: [
+            ImgproxyVariable("IMGPROXY_PRESETS", "`name=options` pairs, comma-separated (or by `IMGPROXY_PRESETS_SEPARATOR`)", companions: [
+                ("IMGPROXY_PRESETS_SEPARATOR", "the separator of `IMGPROXY_PRESETS`'s list, read with it"),
+            ]) { value, environment in
+                // imgproxy lets the list separator be changed; Loupe's list is comma-separated.
+                let separator = environment["IMGPROXY_PRESETS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? ","
+                return .value(value.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ","))
+            },
+        ]),
+        Setting("presets-file", .presetLines, part: \.presetFileLines, "file of presets, one name=options per line, # starts a comment", imgproxy: [
+            ImgproxyVariable("IMGPROXY_PRESETS_PATH", "a file of `name=options` lines"),
+        ]),
+        Setting("only-presets", .boolean, \.onlyPresets, "a URL's options part is only ':'-separated preset names", imgproxy: [
+            .boolean("IMGPROXY_ONLY_PRESETS", "the options part of a URL holds only preset names"),
+        ]),
+        Setting("playground", .boolean, \.playground, "serve the playground page at / and, with a key, its URL-signing endpoint; on with --dev"),
+        Setting("format-quality", .formatQualities, \.formatQuality,
+                "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FORMAT_QUALITY", "`jpeg=80,webp=70` pairs"),
+        ]),
+        Setting("watermark-path", .sourced("<path>"), part: \.watermarkPath, "image file drawn by the URL option watermark/wm (re-read on SIGHUP)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_WATERMARK_PATH", "the watermark image's file, re-read on SIGHUP"),
+        ]),
+        Setting("watermark-url", .sourced("<url>"), part: \.watermarkURL,
+                "image URL drawn by watermark/wm, loaded at start-up and on SIGHUP (under --watermark-path)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_WATERMARK_URL", "the watermark image's URL, loaded through the sources' loader and guard, again on SIGHUP"),
+        ]),
+        Setting("watermark-data", .sourced("<base64>"), part: \.watermarkData,
+                "base64 image drawn by watermark/wm (over --watermark-path and --watermark-url)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_WATERMARK_DATA", "the watermark image in base64; as in imgproxy, it wins over the path, which wins over the URL"),
+        ]),
+        Setting("watermark-opacity", .decimal(in: 0...1), \.watermarkOpacity, "multiplies every URL's watermark opacity, 0 to 1", imgproxy: [
+            ImgproxyVariable("IMGPROXY_WATERMARK_OPACITY", "0–1, multiplies every URL's `wm` opacity"),
+        ]),
+    ]
+
+    /// The largest `max-animation-frames`: far more than any animation a pixel limit admits.
+    static let largestAnimationFrames = 100_000
+    /// The largest `max-source-size`, in MB.
+    static let largestSourceMegabytes = 4096
+    /// The largest `max-result-dimension`, in pixels.
+    static let largestResultDimension = 65_500
+    /// The largest `queue`.
+    static let largestQueue = 1_000_000
+}

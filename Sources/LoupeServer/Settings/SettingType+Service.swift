@@ -1,0 +1,94 @@
+import Foundation
+import LoupeCodecs
+import LoupeLoading
+
+/// The kinds of setting that only the image service has: sources, folders, addresses, presets
+/// files and qualities per format.
+extension SettingType where Value == SourcePolicy {
+    /// Comma-separated source URL prefixes (``SourcePolicy``).
+    static var sourcePolicy: SettingType {
+        SettingType(valueName: "<list>", read: { text, origin throws(SettingsError) in
+            try SourcePolicy(allowedPrefixes: SettingType<[String]>.list().read(text, origin))
+        }, describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == RootedFileSystem? {
+    /// A folder that must exist, read through ``RootedFileSystem``; empty leaves it unset.
+    static var rootedFolder: SettingType {
+        SettingType(valueName: "<path>", read: { folder, origin throws(SettingsError) in
+            guard !folder.isEmpty else { return nil }
+            do throws(RootedFileError) {
+                return try RootedFileSystem(root: folder)
+            } catch .rootUnusable(let reason) {
+                throw SettingsError("\(origin) '\(folder)' \(reason)")
+            } catch {
+                throw SettingsError("\(origin) '\(folder)': \(error)")
+            }
+        }, describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == URL? {
+    /// A folder, created when needed; empty leaves it unset.
+    static var folder: SettingType {
+        SettingType(valueName: "<path>", read: { folder, _ in folder.isEmpty ? nil : URL(fileURLWithPath: folder) },
+                                        describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == Set<String> {
+    /// Comma-separated IPv4 or IPv6 addresses.
+    static var ipAddresses: SettingType {
+        SettingType(valueName: "<list>", read: { text, origin throws(SettingsError) in
+            let addresses = try SettingType<[String]>.list { address, origin throws(SettingsError) in
+                var v4 = in_addr(), v6 = in6_addr()
+                guard inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else {
+                    throw SettingsError("\(origin) '\(address)' is not an IP address")
+                }
+            }.read(text, origin)
+            return Set(addresses)
+        }, describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == [String] {
+    /// The lines of a presets file (at most ``Presets/maximumFileBytes``, UTF-8).
+    static var presetLines: SettingType {
+        SettingType(valueName: "<path>", read: { path, origin throws(SettingsError) in
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw SettingsError("\(origin) '\(path)' cannot be read") }
+            defer { try? handle.close() }
+            let data: Data
+            do {
+                data = try handle.read(upToCount: Presets.maximumFileBytes + 1) ?? Data()
+            } catch {
+                throw SettingsError("\(origin) '\(path)' cannot be read")
+            }
+            guard data.count <= Presets.maximumFileBytes else {
+                throw SettingsError("\(origin) '\(path)' is larger than \(Presets.maximumFileBytes >> 20) MB")
+            }
+            guard let text = String(data: data, encoding: .utf8) else { throw SettingsError("\(origin) '\(path)' is not UTF-8 text") }
+            return text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map(String.init)
+        }, describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == [ImageFormat: Int] {
+    /// `format=quality` pairs, comma-separated (imgproxy's format names; quality 1...100).
+    static var formatQualities: SettingType {
+        SettingType(valueName: "<list>", read: { text, origin throws(SettingsError) in
+            var qualities: [ImageFormat: Int] = [:]
+            for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+                let parts = item.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let format = ImgproxyURL.qualityFormat(named: parts[0].lowercased()) else {
+                    throw SettingsError("\(origin) '\(item)' is not format=quality with an image format (jpeg, webp, avif, ...)")
+                }
+                guard let quality = Int(parts[1]), (1...100).contains(quality) else {
+                    throw SettingsError("\(origin) '\(item)': the quality is not a whole number in 1...100")
+                }
+                if let format { qualities[format] = quality }
+            }
+            return qualities
+        }, describe: { _ in nil })
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// What the settings' declarations (``ServerSettings/all``) are read into: the settings
+/// themselves, and the parts that only mean something together — signing keys with their salts,
+/// presets with their file, the three watermark sources — which
+/// ``ServerSettings/init(flags:environment:)`` combines once all are read.
+struct SettingsDraft: Sendable {
+    var settings = ServerSettings()
+    var keys: [Data] = []
+    var salts: [Data] = []
+    var presets: [String] = []
+    var presetFileLines: [String] = []
+    var watermarkData: (value: String, origin: String)?
+    var watermarkPath: (value: String, origin: String)?
+    var watermarkURL: (value: String, origin: String)?
+}
