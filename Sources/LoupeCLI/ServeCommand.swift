@@ -22,6 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
             --drain-delay seconds, then no new connection is, requests in flight finish, and the server exits 0. \
             A second SIGTERM or SIGINT during that stops at once, cutting requests in flight, with exit status 1.
 
+
             """ + SettingArguments.help)
 
     /// The settings (`--name value`, `--name=value`, a boolean's bare `--name`), read by

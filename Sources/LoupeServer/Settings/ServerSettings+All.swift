@@ -76,7 +76,7 @@ extension ServerSettings {
         Setting("drain-delay", .seconds(in: 0...3600), \.drainDelay, "seconds to keep accepting requests after SIGTERM while /health answers 503"),
         Setting("negotiate-avif", .boolean, \.negotiatesAVIF,
                 "answer AVIF when Accept lists image/avif and the URL names no format; WebP is always negotiated", imgproxy: [
-            .boolean("IMGPROXY_AUTO_AVIF", "boolean (Go's: `1`/`t`/`true`, `0`/`f`/`false`, any case)"),
+            .boolean("IMGPROXY_AUTO_AVIF", "boolean, imgproxy's spellings only (Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` and their `false` counterparts)"),
             .boolean("IMGPROXY_ENABLE_AVIF_DETECTION", "imgproxy's older name, below `IMGPROXY_AUTO_AVIF`"),
         ]),
         Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
