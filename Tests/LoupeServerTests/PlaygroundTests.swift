@@ -122,7 +122,7 @@ import Testing
                 #expect(batch.status == 200)
                 #expect(String(decoding: batch.body, as: UTF8.self).contains("\"ok\":true"))
                 // What the signer refuses: too much, or not text.
-                let tooMuch = Data(repeating: 0x61, count: ServiceResponder.largestSignedBody + 1)
+                let tooMuch = Data(repeating: 0x61, count: ServiceEndpoints.largestSignedBody + 1)
                 let large = try await server.request("/playground/sign", method: .POST, body: tooMuch)
                 #expect(large.status == 413)
                 let binary = try await server.request("/playground/sign", method: .POST, body: Data([0xFF, 0xFE, 0x00]))

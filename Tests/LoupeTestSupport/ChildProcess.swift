@@ -59,7 +59,7 @@ package final class ChildProcess: Sendable {
 
     /// The process id.
     package let pid: pid_t
-    private let condition = ConditionLocked(State())
+    private let condition: ConditionLocked<State>
     private let input: FileHandle?
     /// Kept so that Foundation keeps reaping the child; touched only in `init`.
     private let process: Locked<Process>
@@ -97,7 +97,8 @@ package final class ChildProcess: Sendable {
         process.standardError = error
         let inputPipe = standardInput ? Pipe() : nil
         process.standardInput = inputPipe ?? FileHandle.nullDevice
-        let condition = self.condition
+        let condition = ConditionLocked(State())
+        self.condition = condition
         process.terminationHandler = { ended in
             let exit = Exit(status: ended.terminationStatus, signalled: ended.terminationReason == .uncaughtSignal)
             condition.update { $0.exit = exit }
