@@ -196,7 +196,7 @@ import Testing
             }
         }
         let png = try ImageEncoder().encode(try Bitmap(width: 300, height: 100, pixels: pixels), as: .png)
-        func patchPixels(_ bitmap: Bitmap) -> Int {
+        @Sendable func patchPixels(_ bitmap: Bitmap) -> Int {
             (0..<bitmap.height).reduce(0) { sum, y in sum + (0..<bitmap.width).filter { bitmap.pixel(x: $0, y: y).r != 128 }.count }
         }
         try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in

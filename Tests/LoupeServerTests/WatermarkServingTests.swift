@@ -25,7 +25,7 @@ import Testing
 
     /// Serves the white source, with the mark written to a file as `--watermark-path`.
     static func withServer(opacity: Double = 1, mark: Data? = nil,
-                           _ body: @escaping @Sendable (RunningServer, String) async throws -> Void) async throws {
+                           _ body: @escaping @Sendable (RoutedServer, String) async throws -> Void) async throws {
         let folder = try TemporaryFolder.created()
         let path = folder.path("mark.png")
         try (mark ?? markPNG()).write(to: URL(fileURLWithPath: path))
