@@ -73,7 +73,7 @@ import Testing
             #expect(response.headers["connection"] == "close")
             let error = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
             #expect(error?["kind"] as? String == "bodyTimeout")
-            #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(1_500), "\(elapsed)")
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "\(elapsed)")
         }
     }
 
