@@ -141,6 +141,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The playground page's HTML, CSS and JavaScript, read through `Bundle.module`.
+            resources: [.copy("Playground/Files")],
             swiftSettings: strict),
 
         // Tools.
@@ -191,11 +193,13 @@ let package = Package(
             name: "LoupeOriginTests",
             dependencies: ["LoupeOrigin", "LoupeLoading", "LoupeTestSupport"],
             swiftSettings: strict),
-        // The image service over real HTTP: a real server on loopback, real origins.
+        // The image service: its routes answered in process (HummingbirdTesting's router mode), a
+        // real server on loopback for what needs a socket, `loupe serve` as a child process
+        // (`ServeProcess`; LoupeCLI so that the binary is built), real origins.
         .testTarget(
             name: "LoupeServerTests",
             dependencies: [
-                "Loupe", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
+                "Loupe", "LoupeCLI", "LoupeServer", "LoupeCodecs", "LoupeProcessing", "LoupeLoading", "LoupeOrigin", "LoupeTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

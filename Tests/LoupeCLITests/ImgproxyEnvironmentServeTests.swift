@@ -51,10 +51,7 @@ import Glibc
             guard let equals = line.firstIndex(of: "=") else { continue }
             environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
-        let log = folder.path("stderr.log")
-        #expect(FileManager.default.createFile(atPath: log, contents: nil))
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        let child = try ServerProcess(arguments: ["serve"], environment: environment, standardError: errors)
+        let child = try ServeProcess([], environment: environment)
         defer { child.kill() }
         let port = try await child.port()
 
@@ -92,8 +89,7 @@ import Glibc
 
         child.signal(SIGTERM)
         #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
-        try errors.close()
-        let logged = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        let logged = child.child.text(.standardError).split(separator: "\n")
         let ignored = logged.filter { $0.contains("ignored imgproxy setting") }
         // Named once each: the two Loupe cannot take.
         let names = ["IMGPROXY_LOG_LEVEL", "IMGPROXY_S3_ENDPOINT"]

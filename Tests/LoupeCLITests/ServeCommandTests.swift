@@ -68,7 +68,7 @@ import Glibc
             let signalled = ContinuousClock.now
             child.signal(SIGTERM)
             // At once: the first health check after the signal is handled.
-            #expect(try await healthOnceSignalled(port: port) == 503)
+            #expect(try await healthOnceSignalled(child, port: port) == 503)
             // Still answering during the delay: a request that arrives now gets its image.
             let late = try await httpGet(port: port, path: "/insecure/w:12/plain/\(origin.url("/late.jpg").absoluteString)")
             #expect(late.status == 200)
@@ -94,7 +94,7 @@ import Glibc
             defer { child.kill() }
             child.signal(SIGTERM)
             // The first signal is handled once /health turns 503.
-            #expect(try await healthOnceSignalled(port: port) == 503)
+            #expect(try await healthOnceSignalled(child, port: port) == 503)
             let signalled = ContinuousClock.now
             child.signal(SIGTERM)
             // Well before the 30 s drain delay and the source's 20 s: only the second signal ends it.
@@ -106,24 +106,19 @@ import Glibc
         }
     }
 
-    /// `/health`'s status once it answers 503 after a signal, or its last answer: retried every
-    /// 10 ms, at most 100 times, only to allow for the signal's delivery.
-    private func healthOnceSignalled(port: Int) async throws -> Int {
-        var health = 0
-        for _ in 0..<100 where health != 503 {
-            health = try await httpGet(port: port, path: "/health").status
-            if health != 503 { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        return health
+    /// `/health`'s status once the server has logged that the signal started its drain.
+    private func healthOnceSignalled(_ child: ServeProcess, port: Int) async throws -> Int {
+        try await child.waitForLog("draining: /health answers 503")
+        return try await httpGet(port: port, path: "/health").status
     }
 
     /// `loupe serve` as a child process (unsigned URLs, `origin` let through the private-network
     /// guard, plus `arguments`), its port, and a request for a 10 px thumbnail of the origin's
     /// `/slow.jpg` in flight: returned once the origin has received the download.
     private func serverWithSlowRequest(origin: OriginServer, arguments: [String] = []) async throws
-        -> (child: ServerProcess, port: Int, slow: Task<(status: Int, body: Data), any Error>) {
-        let child = try ServerProcess(arguments: [
-            "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
+        -> (child: ServeProcess, port: Int, slow: Task<(status: Int, body: Data), any Error>) {
+        let child = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
         ] + arguments)
         let port: Int
         do {

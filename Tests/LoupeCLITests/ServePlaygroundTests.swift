@@ -12,7 +12,7 @@ import Glibc
     /// stops it with SIGTERM.
     private func withServer<T>(_ arguments: [String], environment: [String: String] = [:],
                                _ body: (Int) async throws -> T) async throws -> T {
-        let child = try ServerProcess(arguments: ["serve", "--port", "0", "--quiet"] + arguments, environment: environment)
+        let child = try ServeProcess(["--port", "0", "--quiet"] + arguments, environment: environment)
         defer { child.kill() }
         let port = try await child.port()
         let result = try await body(port)

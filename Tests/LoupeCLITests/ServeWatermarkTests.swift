@@ -25,17 +25,18 @@ import Glibc
         #expect(!run.standardOutput.contains("listening"))
     }
 
-    /// The centre pixel is the red mark's; after the file turns blue and SIGHUP, the same URL
-    /// gives blue (the mark is part of the result key); a broken file and SIGHUP keep blue and
-    /// the server running.
+    /// The centre pixel is the red mark's; after the file turns blue and SIGHUP, once the server
+    /// has logged the reload, the same URL gives blue (the mark is part of the result key); after
+    /// a broken file and SIGHUP, once it has logged the failed reload, still blue and the server
+    /// still running.
     @Test func sighupReloadsAChangedWatermarkFile() async throws {
         let folder = try TemporaryFolder.created()
         let markPath = folder.path("mark.png")
         try Self.png(width: 10, height: 10, (255, 0, 0)).write(to: URL(fileURLWithPath: markPath))
         let source = try Self.png(width: 100, height: 80, (255, 255, 255))
         try await OriginServer.run(handler: { _ in .ok(source, contentType: "image/png") }) { origin in
-            let child = try ServerProcess(arguments: [
-                "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--watermark-path", markPath,
+            let child = try ServeProcess([
+                "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet", "--watermark-path", markPath,
             ])
             defer { child.kill() }
             let port = try await child.port()
@@ -48,17 +49,14 @@ import Glibc
             #expect(try await centre() == [255, 0, 0])
             try Self.png(width: 10, height: 10, (0, 0, 255)).write(to: URL(fileURLWithPath: markPath))
             child.signal(SIGHUP)
-            var seen: [UInt8] = []
-            for _ in 0..<100 {
-                seen = try await centre()
-                if seen == [0, 0, 255] { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(seen == [0, 0, 255])
+            try await child.waitForLog("\"watermark reloaded\"")
+            #expect(try await centre() == [0, 0, 255])
             try Data("not an image".utf8).write(to: URL(fileURLWithPath: markPath))
             child.signal(SIGHUP)
-            try await Task.sleep(for: .milliseconds(300))
+            try await child.waitForLog("watermark reload failed")
             #expect(try await centre() == [0, 0, 255])
+            // The reload that worked was the only one.
+            #expect(child.child.text(.standardError).components(separatedBy: "\"watermark reloaded\"").count == 2)
             child.signal(SIGTERM)
             #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
         }

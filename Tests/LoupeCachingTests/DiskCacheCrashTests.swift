@@ -45,7 +45,7 @@ import Glibc
                 var result = Round(
                     endedCleanly: cache.recovery.previousSessionEndedCleanly, totalSize: cache.totalSize, servedBytes: 0,
                     entries: cache.count, invalidPayloadKeys: [], fileNames: [], deadBytesAfterCompaction: 0,
-                    childKilledBySignal: child.process.terminationReason == .uncaughtSignal)
+                    childKilledBySignal: child.wasKilled)
                 for key in 0..<UInt32(DiskCacheStressPayload.keyCount) {
                     guard let data = try cache.data(forKey: DiskCacheStressPayload.key(key)) else { continue }
                     if !isValidStressPayload(data, key: key) { result.invalidPayloadKeys.append(key) }
@@ -99,7 +99,7 @@ import Glibc
                     if !isValidStressPayload(data, key: key) || data.count != 12 + DiskCacheStressPayload.keeperSize { invalid.append(key) }
                 }
                 cache.close()
-                rounds.append((served, invalid, compacting == "compacting", child.process.terminationReason == .uncaughtSignal))
+                rounds.append((served, invalid, compacting == "compacting", child.wasKilled))
             }
             return rounds
         }
@@ -125,7 +125,7 @@ import Glibc
             } catch {
                 whileHeld = error
             }
-            child.finish()
+            let childStatus = try child.finish()
             let afterExit = try DiskCache(directory: directory.url)
             afterExit.close()
 
@@ -135,7 +135,7 @@ import Glibc
             killed.kill()
             let afterKill = try DiskCache(directory: directory.url)
             afterKill.close()
-            return (whileHeld, child.process.terminationStatus, afterExit.recovery, afterKill.recovery)
+            return (whileHeld, childStatus, afterExit.recovery, afterKill.recovery)
         }
         #expect(whileHeld == .directoryInUse(path: path))
         #expect(childStatus == 0)
@@ -153,8 +153,7 @@ import Glibc
             while let line = child.readLine(), let colon = line.firstIndex(of: ":") {
                 lines[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
             }
-            child.finish()
-            return (lines, child.process.terminationStatus)
+            return (lines, try child.finish())
         }
         #expect(status == 0)
         let path = directory.url.standardizedFileURL.path

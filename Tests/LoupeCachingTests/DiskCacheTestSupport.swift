@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import LoupeCaching
 @testable import LoupeDiskCacheStress
+import LoupeTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -72,69 +73,35 @@ func bytes(_ count: Int, seed: UInt8 = 1) -> Data {
 }
 
 /// A running `LoupeDiskCacheStress` child (see Probes/LoupeDiskCacheStress/main.swift).
-final class StressChild {
+final class StressChild: Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
     }
 
-    let process = Process()
-    private let output = Pipe()
-    private let input = Pipe()
-    private var buffer: [UInt8] = []
-
-    /// The stress executable sits beside the test bundle in the build products directory
-    /// (`.build/debug` or the ThreadSanitizer scratch path alike).
-    static var executableURL: URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        return testBinary.deletingLastPathComponent().appendingPathComponent("LoupeDiskCacheStress")
-    }
+    let child: ChildProcess
 
     init(_ arguments: [String]) throws {
-        process.executableURL = Self.executableURL
-        process.arguments = arguments
-        // Under ThreadSanitizer the child runs an llvm-symbolizer helper that prints "Broken
-        // pipe" noise when the child is SIGKILLed. Reports (which still fail the child through
-        // the inherited halt_on_error) then show addresses instead of names.
-        var environment = ProcessInfo.processInfo.environment
-        if let options = environment["TSAN_OPTIONS"] { environment["TSAN_OPTIONS"] = options + ":symbolize=0" }
-        process.environment = environment
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
+        child = try ChildProcess(ChildProcess.product("LoupeDiskCacheStress"), arguments, standardInput: true)
     }
 
     /// The next line of output, or `nil` at end of output or after `timeout` seconds.
     func readLine(timeout: TimeInterval = 30) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&request, 1, Int32(remaining * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let got = read(descriptor, &chunk, chunk.count)
-            guard got > 0 else { return nil }
-            buffer += chunk[0..<got]
-        }
+        child.nextLine(timeout: .milliseconds(Int(timeout * 1000)))
     }
 
-    func kill() {
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Kills the child (SIGKILL) and waits until it is reaped.
+    func kill() { child.kill() }
+
+    /// Closes the child's stdin (the `hold` mode's signal to exit), waits for it to exit and
+    /// returns its status (the signal's number when one ended it).
+    func finish() throws -> Int32 {
+        child.closeInput()
+        return try child.waitForExitBlocking(timeout: .seconds(60)).status
     }
 
-    /// Closes the child's stdin (the `hold` mode's signal to exit) and waits for it.
-    func finish() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-    }
+    /// Whether a signal (the test's SIGKILL) ended the child.
+    var wasKilled: Bool { child.exit?.signalled == true }
 }
 
 /// Whether `data` is a complete payload written by the stress child for `key`.

@@ -28,7 +28,7 @@ struct ClusterScript: Sendable {
     /// `Scripts/ops/cluster.sh arguments…` with the cluster's settings and `overrides` in its
     /// environment; output and status, after at most `timeout`.
     func run(_ arguments: [String], overrides: [String: String] = [:], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
-        var environment = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [:]
         environment["LOUPE_CLUSTER_DIR"] = folder.path
         environment["LOUPE_CLUSTER_PORT"] = String(port)
         environment["LOUPE_CLUSTER_FAIL_TIMEOUT"] = "\(Self.failTimeout.components.seconds)s"
@@ -38,33 +38,9 @@ struct ClusterScript: Sendable {
         // The sources are on loopback (nginx), which the SSRF guard refuses otherwise.
         environment["LOUPE_PERMIT_ADDRESSES"] = "127.0.0.1"
         environment.merge(overrides) { $1 }
-        let command = [Self.script.path] + arguments
-        let settings = environment
-        return try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = command
-            process.environment = settings
-            // A file, not a pipe: nothing blocks however much the script writes.
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cluster-run-\(UUID().uuidString)")
-            guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw FixtureError("cannot create \(log.path)") }
-            defer { try? FileManager.default.removeItem(at: log) }
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            try? handle.close()
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw FixtureError("cluster.sh \(arguments.joined(separator: " ")) did not finish within \(timeout)")
-            }
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: try Data(contentsOf: log), as: UTF8.self))
-        }
+        let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [Self.script.path] + arguments,
+                                                 environment: environment, timeout: timeout)
+        return (outcome.status, outcome.standardOutput + outcome.standardError)
     }
 
     /// `start N`, failing the caller unless it succeeds.
@@ -98,8 +74,5 @@ struct ClusterScript: Sendable {
     static let script = repository.appendingPathComponent("Scripts/ops/cluster.sh")
 
     /// `loupe` sits beside the test bundle in the build products directory.
-    static var loupeBinary: URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        return testBinary.deletingLastPathComponent().appendingPathComponent("loupe")
-    }
+    static var loupeBinary: URL { ChildProcess.product("loupe") }
 }

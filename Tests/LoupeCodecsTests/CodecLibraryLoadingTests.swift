@@ -25,11 +25,9 @@ import Testing
     /// The probe sits beside the test bundle in the build products directory (`.build/debug`,
     /// the ThreadSanitizer and release scratch paths alike).
     static func probe(_ arguments: [String]) throws -> [Line] {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        let executable = testBinary.deletingLastPathComponent().appendingPathComponent("LoupeCodecLibraryProbe")
-        let (output, status) = try childProcessOutput(executable, arguments: arguments)
-        #expect(status == 0)
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map { Line(fields: $0.split(separator: "\t").map(String.init)) }
+        let outcome = try ChildProcess.runBlocking(ChildProcess.product("LoupeCodecLibraryProbe"), arguments)
+        #expect(outcome.status == 0)
+        return outcome.standardOutput.split(separator: "\n").map { Line(fields: $0.split(separator: "\t").map(String.init)) }
     }
 
     @Test func aChildMapsACodecLibraryOnlyOnceItDecodesItsFormat() throws {

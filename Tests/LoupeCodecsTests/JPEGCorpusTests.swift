@@ -58,9 +58,9 @@ import Testing
     }
 
     private func runDjpeg(_ arguments: [String]) throws -> [UInt8] {
-        let (output, status) = try childProcessOutput(URL(fileURLWithPath: "/usr/bin/djpeg"), arguments: arguments)
-        #expect(status == 0)
-        return [UInt8](output)
+        let outcome = try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/djpeg"), arguments)
+        #expect(outcome.status == 0)
+        return [UInt8](outcome.output)
     }
 
     @Test func theGoFilesAreThere() { #expect(Self.goJPEGs.count == 25) }

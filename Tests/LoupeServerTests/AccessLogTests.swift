@@ -17,7 +17,7 @@ import Testing
         defer { nginx.stop() }
         let image = insecurePath("w:40", nginx.url("/a.jpg").absoluteString)
         let bad = insecurePath("nope:1", nginx.url("/a.jpg").absoluteString)
-        let sizes = try await RunningServer.with(testSettings(), accessLog: accessLog) { server in
+        let sizes = try await RoutedServer.with(testSettings(), accessLog: accessLog) { server in
             let served = try await server.request(image)
             let refused = try await server.request(bad)
             #expect(served.status == 200)

@@ -5,7 +5,7 @@ import LoupeServer
 import LoupeTestSupport
 import Testing
 
-/// Animated sources over real HTTP: every frame through imgproxy's geometry, written as animated
+/// Animated sources through the service's routes: every frame through imgproxy's geometry, written as animated
 /// GIF or WebP with each frame's delay and the loop count (read back with Pillow), the first
 /// frame where the format cannot animate, `max_animation_frames`, and the frames × pixels limit
 /// checked from the header before a frame is decoded.
@@ -59,7 +59,7 @@ import Testing
         let root = try Self.folder()
         defer { root.remove() }
         try await Self.make("a.\(format)", in: root, frames: 6, width: 240, height: 160, loop: 3)
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 100)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: 100)) { server in
             let answer = try await server.request("/insecure/rs:fill:100:100/plain/local:///a.\(format)")
             #expect(answer.status == 200)
             #expect(answer.header("Content-Type") == "image/\(format)")
@@ -82,7 +82,7 @@ import Testing
         let source = try Corpus.data("gdk-pixbuf/aero.gif")
         try source.write(to: URL(fileURLWithPath: root.path("aero.gif")))
         let original = try await Self.describe(source, in: root)
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 1_000)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: 1_000)) { server in
             let answer = try await server.request("/insecure/rs:fill:100:100/plain/local:///aero.gif")
             #expect(answer.status == 200)
             #expect(answer.header("Content-Type") == "image/gif")
@@ -101,7 +101,7 @@ import Testing
         let root = try Self.folder()
         defer { root.remove() }
         try await Self.make("a.gif", in: root, frames: 6, width: 60, height: 40, loop: 0)
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 4)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: 4)) { server in
             for (options, frames) in [("rs:fit:30:30", 4), ("rs:fit:30:30/maf:2", 2), ("rs:fit:30:30/max_animation_frames:50", 4),
                                       ("rs:fit:30:30/maf:1", 1)] {
                 let answer = try await server.request("/insecure/\(options)/plain/local:///a.gif")
@@ -124,14 +124,14 @@ import Testing
             #expect(info.json["frames"] as? Int == 6)
         }
         // Loupe's default keeps an animation animated (imgproxy's default, 1, is a setting away).
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: ServerSettings().maximumAnimationFrames)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: ServerSettings().maximumAnimationFrames)) { server in
             let answer = try await server.request("/insecure/rs:fit:30:30/plain/local:///a.gif")
             #expect(answer.status == 200)
             let result = try await Self.describe(answer.body, in: root)
             #expect(result.frames == 6)
             #expect(result.format == "GIF")
         }
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 1)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: 1)) { server in
             let answer = try await server.request("/insecure/rs:fit:30:30/plain/local:///a.gif")
             #expect(answer.status == 200)
             let result = try await Self.describe(answer.body, in: root)
@@ -149,7 +149,7 @@ import Testing
         try TestImage.png(width: 64, height: 48, seed: 2).write(to: URL(fileURLWithPath: root.path("still.png")))
         var settings = try Self.settings(root: root, maximumAnimationFrames: 10)
         settings.negotiatesAVIF = true
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             let still = try await server.request("/insecure/rs:fit:32:32/plain/local:///still.png@gif")
             #expect(still.status == 200 && still.header("Content-Type") == "image/gif")
             let stillResult = try await Self.describe(still.body, in: root)
@@ -198,7 +198,7 @@ import Testing
         try Self.corruptGIF(frames: 2_000, width: 100, height: 100).write(to: URL(fileURLWithPath: root.path("many.gif")))
         var settings = try Self.settings(root: root, maximumAnimationFrames: 2_000)
         settings.maximumSourcePixels = 1_000_000
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             let refused = try await server.request("/insecure/rs:fit:50:50/plain/local:///many.gif")
             #expect(refused.status == 422)
             #expect(refused.json["kind"] as? String == "tooManyPixels")
@@ -216,7 +216,7 @@ import Testing
         defer { root.remove() }
         try await Self.make("a.gif", in: root, frames: 4, width: 64, height: 48, loop: 0)
         try await Self.make("a.webp", in: root, frames: 4, width: 64, height: 48, loop: 0)
-        try await RunningServer.with(try Self.settings(root: root, maximumAnimationFrames: 10)) { server in
+        try await RoutedServer.with(try Self.settings(root: root, maximumAnimationFrames: 10)) { server in
             for format in ["gif", "webp"] {
                 let whole = try Data(contentsOf: URL(fileURLWithPath: root.path("a.\(format)")))
                 let cuts = [8, 13, 30, whole.count / 3, whole.count / 2, whole.count - 20, whole.count - 1]

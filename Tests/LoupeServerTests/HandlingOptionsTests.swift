@@ -5,7 +5,7 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// imgproxy's handling options over real HTTP against a real server: `raw`,
+/// imgproxy's handling options through the service's routes: `raw`,
 /// `skip_processing`, `filename`, `return_attachment`, `expires`, `cachebuster`. Each test names
 /// the imgproxy rule it checks.
 @Suite struct HandlingOptionsTests {
@@ -30,7 +30,7 @@ import Testing
     @Test func rawAnswersTheSourceBytesWithEveryLimitChecked() async throws {
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 for options in ["raw:1/rs:fill:10:10/sh:2", "raw:true/q:5", "raw:1/fn:original"] {
                     let answer = try await server.request(insecurePath(options, photo, extension: "png"))
                     #expect(answer.status == 200, "\(options)")
@@ -48,20 +48,20 @@ import Testing
             }
             var pixels = testSettings()
             pixels.maximumSourcePixels = 10_000
-            try await RunningServer.with(pixels) { server in
+            try await RoutedServer.with(pixels) { server in
                 let bomb = try await server.request(insecurePath("raw:1", photo))
                 #expect(bomb.status == 422)
                 #expect(bomb.json["kind"] as? String == "tooManyPixels")
             }
             var bytes = testSettings()
             bytes.maximumSourceBytes = 200
-            try await RunningServer.with(bytes) { server in
+            try await RoutedServer.with(bytes) { server in
                 let large = try await server.request(insecurePath("raw:1", photo))
                 #expect(large.status == 413)
             }
             var sources = testSettings()
             sources.sources = try SourcePolicy(allowedPrefixes: ["http://127.0.0.1:1/"])
-            try await RunningServer.with(sources) { server in
+            try await RoutedServer.with(sources) { server in
                 let forbidden = try await server.request(insecurePath("raw:1", photo))
                 #expect(forbidden.status == 403)
                 #expect(forbidden.json["kind"] as? String == "forbiddenSource")
@@ -75,7 +75,7 @@ import Testing
     @Test func skipProcessingPassesListedFormatsThrough() async throws {
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString, logo = origin.url("/logo.png").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let skipped = try await server.request(insecurePath("skp:png/w:20", logo))
                 #expect(skipped.status == 200)
                 #expect(skipped.body == (try Self.png.get()))
@@ -100,7 +100,7 @@ import Testing
             }
             var pixels = testSettings()
             pixels.maximumSourcePixels = 1_000
-            try await RunningServer.with(pixels) { server in
+            try await RoutedServer.with(pixels) { server in
                 let bomb = try await server.request(insecurePath("skp:png", logo))
                 #expect(bomb.status == 422 && bomb.json["kind"] as? String == "tooManyPixels")
             }
@@ -113,7 +113,7 @@ import Testing
     @Test func filenameAndReturnAttachmentSetContentDisposition() async throws {
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let plain = try await server.request(insecurePath("w:40", photo, extension: "jpg"))
                 #expect(plain.header("Content-Disposition") == "inline; filename=\"photo.jpg\"")
                 let encoded = Data("résumé \"final\"".utf8).base64EncodedString()
@@ -150,7 +150,7 @@ import Testing
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString
             let now = Int(Date().timeIntervalSince1970)
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 for options in ["w:30/exp:0", "w:30/exp:-5", "w:30/exp:\(now + 10 * 365 * 86_400)"] {
                     let answer = try await server.request(insecurePath(options, photo))
                     #expect(answer.status == 200, "\(options)")
@@ -198,7 +198,7 @@ import Testing
         #expect(try key("w:10/fn:a/att:1/exp:0") == key("w:10"))
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let one = try await server.request(insecurePath("w:30/cb:1", photo))
                 let two = try await server.request(insecurePath("w:30/cachebuster:2", photo))
                 #expect(one.status == 200 && two.status == 200)

@@ -5,14 +5,14 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// imgproxy's geometry over real HTTP: a 200×100 PNG from the in-process origin through a real
+/// imgproxy's geometry through the service's routes: a 200×100 PNG from the in-process origin through a real
 /// `loupe serve`, each result decoded and its size compared with imgproxy's.
 @Suite struct ImgproxyGeometryConformanceTests {
     /// Requests every case from one server and checks each result's size.
     static func check(_ cases: [GeometryCase], source: Data? = nil) async throws {
         let png = try source ?? TestImage.png(width: 200, height: 100, seed: 7)
         try await OriginServer.run(handler: { _ in .ok(png) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let url = origin.url("/geometry.png").absoluteString
                 for item in cases {
                     let answer = try await server.request(insecurePath(item.options, url))
@@ -125,7 +125,7 @@ import Testing
     @Test func badArgumentsAreRefused() async throws {
         let png = try TestImage.png(width: 200, height: 100, seed: 7)
         try await OriginServer.run(handler: { _ in .ok(png) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let url = origin.url("/geometry.png").absoluteString
                 let refused: [(String, [String])] = [
                     ("rot:45", ["rotate", "45"]), ("g:fp:2:0.5", ["'2'", "'g'"]), ("c:-1", ["crop", "-1"]), ("pd:a", ["pd", "a"]),

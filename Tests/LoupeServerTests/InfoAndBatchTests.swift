@@ -6,7 +6,7 @@ import LoupeServer
 import LoupeTestSupport
 import Testing
 
-/// `/info` and `POST /batch` over real HTTP.
+/// `/info` and `POST /batch` through the service's routes.
 @Suite struct InfoAndBatchTests {
     /// A solid-colour image: its dominant colour is known exactly.
     static func solid(_ r: UInt8, _ g: UInt8, _ b: UInt8, width: Int = 60, height: Int = 40) throws -> Data {
@@ -26,7 +26,7 @@ import Testing
     @Test func infoReportsTheFieldsOfFetchJSON() async throws {
         let red = try Self.solid(200, 30, 40)
         try await OriginServer.run(handler: { _ in .ok(red, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let answer = try await server.request("/info" + insecurePath("", origin.url("/red.png").absoluteString))
                 #expect(answer.status == 200)
                 #expect(answer.header("Content-Type") == "application/json")
@@ -58,7 +58,7 @@ import Testing
             var settings = testSettings()
             settings.allowsUnsigned = false
             settings.batchToken = "s3cret"
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let sources = [origin.url("/a.png").absoluteString, origin.url("/gone.png").absoluteString, origin.url("/b.png").absoluteString]
                 let body = try JSONSerialization.data(withJSONObject: sources.map { ["source": $0] })
                 let refused = try await server.request("/batch", method: .POST, headers: [("Authorization", "Bearer wrong")], body: body)
@@ -97,7 +97,7 @@ import Testing
     @Test func batchItemsCarryTheirOwnOptionsAndBadOnesFailInPlace() async throws {
         let image = try Self.halves()
         try await OriginServer.run(handler: { _ in .ok(image, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/halves.png").absoluteString
                 let items: [Any] = [
                     ["source": source, "options": "rs:fill:20:40/g:we"],
@@ -142,7 +142,7 @@ import Testing
     @Test func infoWithOptionsDescribesTheProcessedResult() async throws {
         let image = try Self.halves()
         try await OriginServer.run(handler: { _ in .ok(image, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/halves.png").absoluteString
                 let east = try await server.request("/info" + insecurePath("rs:fill:20:40/g:ea", source))
                 #expect(east.status == 200)

@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// `local:///path` sources over real HTTP: served from the local root only, every way out of it
+/// `local:///path` sources through the service's routes: served from the local root only, every way out of it
 /// refused without the file outside being opened, and the same caching and validators as remote
 /// sources plus the file's `Last-Modified`.
 @Suite struct LocalSourceTests {
@@ -93,7 +93,7 @@ import Glibc
     @Test func aFileUnderTheRootIsServedWithItsLastModified() async throws {
         let layout = try Layout.make()
         defer { layout.base.remove() }
-        try await RunningServer.with(try Self.settings(root: layout.root)) { server in
+        try await RoutedServer.with(try Self.settings(root: layout.root)) { server in
             let answer = try await server.request(insecurePath("rs:fit:50:50", "local:///photo.jpg"))
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
             let image = try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true))
@@ -147,7 +147,7 @@ import Glibc
             "/insecure/w:20/plain/local:///folder/",
             "/insecure/w:20/plain/local:///missing.jpg",
         ]
-        try await RunningServer.with(try Self.settings(root: layout.root)) { server in
+        try await RoutedServer.with(try Self.settings(root: layout.root)) { server in
             let readers = try await layout.fifoReaders {
                 for path in paths {
                     let answer = try await server.request(path)
@@ -173,7 +173,7 @@ import Glibc
         let layout = try Layout.make()
         defer { layout.base.remove() }
         let file = layout.root + "/photo.jpg"
-        try await RunningServer.with(try Self.settings(root: layout.root)) { server in
+        try await RoutedServer.with(try Self.settings(root: layout.root)) { server in
             let path = insecurePath("w:40", "local:///photo.jpg")
             let first = try await server.request(path)
             #expect(first.status == 200)
@@ -213,7 +213,7 @@ import Glibc
         var settings = try Self.settings(root: layout.root)
         settings.maximumSourceBytes = 1 << 20
         settings.maximumSourcePixels = 15_000
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             let large = try await server.request(insecurePath("w:20", "local:///large.png"))
             #expect(large.status == 413)
             #expect(large.json["kind"] as? String == "sourceTooLarge")
@@ -228,7 +228,7 @@ import Glibc
     @Test func withoutARootLocalSourcesAreRefused() async throws {
         let layout = try Layout.make()
         defer { layout.base.remove() }
-        try await RunningServer.with(try Self.settings(root: nil)) { server in
+        try await RoutedServer.with(try Self.settings(root: nil)) { server in
             let answer = try await server.request(insecurePath("w:20", "local://" + layout.root + "/photo.jpg"))
             #expect(answer.status == 403)
             #expect(answer.json["kind"] as? String == "forbiddenSource")
@@ -244,7 +244,7 @@ import Glibc
         defer { nginx.stop() }
         var settings = try Self.settings(root: layout.root)
         settings.sources = try SourcePolicy(allowedPrefixes: [nginx.url("/ok/").absoluteString, "local:///sub/"])
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             #expect(try await server.request(insecurePath("w:20", nginx.url("/ok/a.jpg").absoluteString)).status == 200)
             #expect(try await server.request(insecurePath("w:20", nginx.url("/no/b.jpg").absoluteString)).status == 403)
             #expect(try await server.request(insecurePath("w:20", "local:///sub/inner.jpg")).status == 200)
@@ -255,7 +255,7 @@ import Glibc
         #expect(nginx.requestCount(for: "/no/b.jpg") == 0)
         // Only http prefixes: local sources are refused even with a root.
         settings.sources = try SourcePolicy(allowedPrefixes: [nginx.url("/ok/").absoluteString])
-        try await RunningServer.with(settings) { server async throws in
+        try await RoutedServer.with(settings) { server async throws in
             #expect(try await server.request(insecurePath("w:20", "local:///photo.jpg")).status == 403)
         }
     }

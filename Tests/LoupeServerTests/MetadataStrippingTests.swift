@@ -37,7 +37,7 @@ import Testing
         #expect(try ImageDecoder().decode(photo, options: DecodingOptions(firstFrameOnly: true)).metadata.width == 120)
         let nginx = try NginxServer.start(files: ["exif.jpg": photo])
         defer { nginx.stop() }
-        try await RunningServer.with(testSettings()) { server in
+        try await RoutedServer.with(testSettings()) { server in
             for (options, format) in [("w:60", ImageFormat.jpeg), ("w:60/sm:1", .png), ("w:60/sm:true", .webp)] {
                 let answer = try await server.request(insecurePath(options, nginx.url("/exif.jpg").absoluteString,
                                                                    extension: format.rawValue))

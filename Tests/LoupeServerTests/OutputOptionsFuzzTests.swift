@@ -30,7 +30,7 @@ import Testing
                 }
                 return "/insecure/" + options.joined(separator: "/") + "/plain/" + source + pick(["", "@png", "@jpg", "@webp", "@avif"])
             }
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 var statuses: [Int: Int] = [:]
                 for chunk in stride(from: 0, to: paths.count, by: 8) {
                     let outcomes = try await withThrowingTaskGroup(of: (String, Int, Bool).self) { group in

@@ -6,7 +6,7 @@ import LoupeProcessing
 import LoupeTestSupport
 import Testing
 
-/// imgproxy's filters and output options over real HTTP against a real server: `sharpen`,
+/// imgproxy's filters and output options through the service's routes: `sharpen`,
 /// `pixelate`, `quality`/`format_quality` (and `--format-quality`), `max_bytes`,
 /// `keep_copyright`, `strip_color_profile`. Each test names the imgproxy rule it checks.
 @Suite struct OutputOptionsTests {
@@ -35,7 +35,7 @@ import Testing
     /// into blocks of that size; both after the resize.
     @Test func sharpenAndPixelateFilterTheResult() async throws {
         try await Self.origin { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let edge = origin.url("/edge.png").absoluteString
                 let plain = try await server.request(insecurePath("", edge, extension: "png"))
                 let sharp = try await server.request(insecurePath("sh:1", edge, extension: "png"))
@@ -78,7 +78,7 @@ import Testing
             let photo = origin.url("/photo.jpg").absoluteString
             var settings = testSettings()
             settings = try Self.settings(settings, formatQuality: "jpeg=55,webp=35")
-            let explicit = try await RunningServer.with(testSettings()) { server in
+            let explicit = try await RoutedServer.with(testSettings()) { server in
                 var bodies: [String: Data] = [:]
                 for (q, ext) in [(55, "jpg"), (35, "webp"), (70, "jpg"), (20, "jpg"), (20, "webp"), (80, "avif"), (80, "jpg")] {
                     let answer = try await server.request(insecurePath("q:\(q)", photo, extension: ext))
@@ -94,7 +94,7 @@ import Testing
                 return bodies
             }
             #expect(explicit["55jpg"] != explicit["70jpg"])
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 #expect(try await server.request(insecurePath("", photo, extension: "jpg")).body == explicit["55jpg"])
                 #expect(try await server.request(insecurePath("", photo, extension: "webp")).body == explicit["35webp"])
                 // AVIF has no per-format setting here: --quality (80).
@@ -138,7 +138,7 @@ import Testing
     func maxBytesLowersTheQualityUntilTheResultFits(ext: String) async throws {
         try await Self.origin { origin in
             let noise = origin.url("/noise.png").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 func body(_ options: String) async throws -> Data {
                     let answer = try await server.request(insecurePath(options, noise, extension: ext))
                     #expect(answer.status == 200, "\(options)")
@@ -169,7 +169,7 @@ import Testing
     @Test func maxBytesLeavesPNGAloneAndRefusesBadArguments() async throws {
         try await Self.origin { origin in
             let noise = origin.url("/noise.png").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let png = try await server.request(insecurePath("", noise, extension: "png"))
                 #expect(try await server.request(insecurePath("mb:100", noise, extension: "png")).body == png.body)
                 for options in ["mb:-1", "mb:abc", "mb:1:2", "max_bytes:99999999999999999999"] {
@@ -187,7 +187,7 @@ import Testing
     @Test func metadataOptionsAcceptWhatResultsAreAndRefuseTheRest() async throws {
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let plain = try await server.request(insecurePath("w:50", photo, extension: "jpg"))
                 for options in ["w:50/sm:1", "w:50/kcr:0", "w:50/keep_copyright:false", "w:50/scp:1", "w:50/strip_color_profile:t"] {
                     let answer = try await server.request(insecurePath(options, photo, extension: "jpg"))

@@ -8,7 +8,7 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// The playground's endpoints over real HTTP: absent unless asked for (with or without a key),
+/// The playground's endpoints, answered by the service's router: absent unless asked for (with or without a key),
 /// its files with their content types and Content-Security-Policy, the menu's sections, and the
 /// signer, whose signatures the service then accepts. The page itself is tested in a browser
 /// (Scripts/ci/playground-test.py).
@@ -30,7 +30,7 @@ import Testing
     func offByDefaultEveryPathIs404AndNothingSigns(withKey: Bool) async throws {
         let settings = withKey ? try Self.signedSettings(playground: false) : testSettings()
         #expect(settings.playground == false)
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             for path in Self.playgroundPaths {
                 let answer = try await server.request(path)
                 #expect(answer.status == 404, "\(path)")
@@ -45,7 +45,7 @@ import Testing
     @Test func filesHaveTheirTypesAndAStrictPolicy() async throws {
         var settings = testSettings()
         settings.playground = true
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             let types = ["/": "text/html; charset=utf-8", "/playground/app.js": "text/javascript; charset=utf-8",
                          "/playground/placeholders.js": "text/javascript; charset=utf-8", "/playground/style.css": "text/css; charset=utf-8"]
             for (path, type) in types {
@@ -85,7 +85,7 @@ import Testing
             .init(name: "soup", items: ["http://127.0.0.1:1/soup.jpg"], latency: .zero),
             .init(name: "side", items: [], latency: .milliseconds(20), fails: true),
         ])
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             let soup = try await server.request("/playground/menu/soup")
             #expect(soup.status == 200)
             #expect(soup.json["items"] as? [String] == ["http://127.0.0.1:1/soup.jpg"])
@@ -103,7 +103,7 @@ import Testing
     @Test func signerSignsWhatTheServiceThenAccepts() async throws {
         let photo = try TestImage.jpeg(width: 400, height: 300, seed: 8)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
-            try await RunningServer.with(try Self.signedSettings(playground: true)) { server in
+            try await RoutedServer.with(try Self.signedSettings(playground: true)) { server in
                 #expect(try await server.request("/playground/config.json").json["signing"] as? String == "key")
                 let path = "/rs:fit:100:100/plain/" + origin.url("/p.jpg").absoluteString + "@png"
                 let signed = try await server.request("/playground/sign", method: .POST, body: Data(path.utf8))
@@ -122,7 +122,7 @@ import Testing
                 #expect(batch.status == 200)
                 #expect(String(decoding: batch.body, as: UTF8.self).contains("\"ok\":true"))
                 // What the signer refuses: too much, or not text.
-                let tooMuch = Data(repeating: 0x61, count: ServiceResponder.largestSignedBody + 1)
+                let tooMuch = Data(repeating: 0x61, count: ServiceEndpoints.largestSignedBody + 1)
                 let large = try await server.request("/playground/sign", method: .POST, body: tooMuch)
                 #expect(large.status == 413)
                 let binary = try await server.request("/playground/sign", method: .POST, body: Data([0xFF, 0xFE, 0x00]))
@@ -140,7 +140,7 @@ import Testing
         let router = Router()
         images.add(to: router, atPath: "/images", endpoints: [.images, .playground])
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
+        try await app.test(.router) { client in
             let page = try await client.execute(uri: "/images/", method: .get)
             #expect(page.status == .ok)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
@@ -152,7 +152,7 @@ import Testing
         let plain = try ImageRoutes(settings: settings, logger: Logger(label: "test"))
         let otherRouter = Router()
         plain.add(to: otherRouter, atPath: "/images")
-        try await Application(router: otherRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+        try await Application(router: otherRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.router) { client in
             let page = try await client.execute(uri: "/images/", method: .get)
             #expect(page.status == .notFound)
             let config = try await client.execute(uri: "/images/playground/config.json", method: .get)

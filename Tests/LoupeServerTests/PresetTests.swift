@@ -6,7 +6,7 @@ import LoupeTestSupport
 import Testing
 
 /// imgproxy's presets: from settings (`--presets`, `--presets-file`), in URLs (`preset`/`pr`),
-/// the `default` preset, and only-presets mode; over real HTTP where a server is involved.
+/// the `default` preset, and only-presets mode; through the service's routes where a server is involved.
 @Suite struct PresetTests {
     static let definitions = [
         "thumb=rs:fill:50:50/q:60", "small=w:40", "sharp=sh:1.5", "both=pr:thumb:sharp",
@@ -82,7 +82,7 @@ import Testing
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 6)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
             let source = origin.url("/p.jpg").absoluteString
-            let reference = try await RunningServer.with(testSettings()) { server in
+            let reference = try await RoutedServer.with(testSettings()) { server in
                 var bodies: [String] = []
                 for options in ["rs:fill:50:50/q:60", "rs:fill:50:50/q:60/w:40", "q:45", "q:45/w:40", "q:70/w:40"] {
                     let answer = try await server.request(insecurePath(options, source, extension: "jpg"))
@@ -93,7 +93,7 @@ import Testing
             }
             var settings = testSettings()
             settings.presets = try Presets(definitions: Self.definitions)
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let thumb = try await server.request(insecurePath("pr:thumb", source, extension: "jpg"))
                 #expect(thumb.body.base64EncodedString() == reference[0])
                 let then = try await server.request(insecurePath("preset:thumb/w:40", source, extension: "jpg"))
@@ -103,14 +103,14 @@ import Testing
                 #expect(unknown.json["message"] as? String == "unknown preset 'thumbnail'")
             }
             settings.presets = try Presets(definitions: Self.definitions + ["default=q:45"])
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 for (options, index) in [("", 2), ("pr:small", 3), ("q:70/w:40", 4)] {
                     let answer = try await server.request(insecurePath(options, source, extension: "jpg"))
                     #expect(answer.body.base64EncodedString() == reference[index], "\(options)")
                 }
             }
             settings.onlyPresets = true
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let onlyThumb = try await server.request("/insecure/thumb/plain/\(source)@jpg")
                 #expect(onlyThumb.status == 200)
                 #expect(onlyThumb.body.base64EncodedString() == reference[0])

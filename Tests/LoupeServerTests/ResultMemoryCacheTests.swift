@@ -15,7 +15,7 @@ import Testing
             var settings = testSettings()
             settings.cacheDirectory = nil
             let path = insecurePath("rs:fit:50:50", origin.url("/kept.jpg").absoluteString, extension: "png")
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let first = try await server.request(path)
                 let second = try await server.request(path)
                 #expect(first.status == 200 && second.status == 200)
@@ -29,7 +29,7 @@ import Testing
 
             settings.resultMemoryLimit = 0
             settings.memoryLimit = 0
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 for _ in 0..<2 { #expect(try await server.request(path).status == 200) }
                 let metrics = String(decoding: try await server.request("/metrics").body, as: UTF8.self)
                 #expect(metrics.contains("loupe_result_cache_hits_total 0"))

@@ -15,7 +15,7 @@ import Testing
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
             var guarded = ServerSettings()
             guarded.allowsUnsigned = true
-            try await RunningServer.with(guarded) { server in
+            try await RoutedServer.with(guarded) { server in
                 for source in ["http://127.0.0.1:\(origin.port)/a.jpg", "http://localhost:\(origin.port)/b.jpg"] {
                     let answer = try await server.request(insecurePath("w:10", source))
                     #expect(answer.status == 403, "\(source)")
@@ -25,7 +25,7 @@ import Testing
             #expect(origin.totalRequests == 0)
             var open = guarded
             open.addressPolicy = .init(allowsPrivateNetworks: true)
-            try await RunningServer.with(open) { server in
+            try await RoutedServer.with(open) { server in
                 for source in ["http://127.0.0.1:\(origin.port)/a.jpg", "http://localhost:\(origin.port)/b.jpg"] {
                     let answer = try await server.request(insecurePath("w:10", source))
                     #expect(answer.status == 200, "\(source)")
@@ -40,7 +40,7 @@ import Testing
         let photo = try TestImage.jpeg(width: 64, height: 64, seed: 7)
         try await OriginServer.run(host: "127.0.0.2", handler: { _ in .ok(photo) }) { hidden in
             try await OriginServer.run(handler: { _ in .status(302, headers: [("Location", hidden.url("/secret.jpg").absoluteString)]) }) { origin in
-                try await RunningServer.with(testSettings()) { server in
+                try await RoutedServer.with(testSettings()) { server in
                     let answer = try await server.request(insecurePath("w:10", origin.url("/hop.jpg").absoluteString))
                     #expect(answer.status == 403)
                     #expect(answer.json["kind"] as? String == "forbiddenSource")
@@ -49,7 +49,7 @@ import Testing
                 #expect(hidden.totalRequests == 0)
                 var open = testSettings()
                 open.addressPolicy = .init(allowsPrivateNetworks: true)
-                try await RunningServer.with(open) { server in
+                try await RoutedServer.with(open) { server in
                     let answer = try await server.request(insecurePath("w:10", origin.url("/hop.jpg").absoluteString))
                     #expect(answer.status == 200)
                 }
@@ -63,7 +63,7 @@ import Testing
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
             var settings = testSettings()
             settings.sources = try SourcePolicy(allowedPrefixes: ["http://127.0.0.1:\(origin.port)/public/"])
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let allowed = try await server.request(insecurePath("w:10", origin.url("/public/a.jpg").absoluteString))
                 #expect(allowed.status == 200)
                 for source in ["http://127.0.0.1:\(origin.port)/private/a.jpg",
@@ -84,7 +84,7 @@ import Testing
             settings.allowsUnsigned = false
             settings.keys = [.init(key: Data([0x0a, 0x1b, 0x2c, 0x3d]), salt: Data([0xaa, 0xbb, 0xcc])),
                              .init(key: Data([1]), salt: Data([2]))]
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let source = origin.url("/s.jpg").absoluteString
                 #expect(try await server.request(insecurePath("w:10", source)).status == 403)
                 // URLs from the PyPI imgproxy builder are served; one changed signature byte is refused.

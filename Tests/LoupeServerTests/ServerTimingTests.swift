@@ -4,7 +4,7 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// The `Server-Timing` header of image responses, over real HTTP: the stages of a result made
+/// The `Server-Timing` header of image responses, through the service's routes: the stages of a result made
 /// for the request, and a result cache hit said as such.
 @Suite struct ServerTimingTests {
     /// The header's metrics by name: `dur` in milliseconds, or the `desc` text.
@@ -19,7 +19,7 @@ import Testing
     @Test func madeResultNamesItsStagesAndAHitSaysSo() async throws {
         let photo = try TestImage.jpeg(width: 400, height: 300, seed: 5)
         try await OriginServer.run(handler: { _ in .ok(photo, delay: .milliseconds(30)) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let path = insecurePath("rs:fill:120:90/bl:2", origin.url("/t.jpg").absoluteString, extension: "png")
                 let made = try await server.request(path)
                 #expect(made.status == 200)

@@ -5,7 +5,7 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// Options → pipeline → encoded response, and the HTTP around it, over real HTTP against a
+/// Options → pipeline → encoded response, and the HTTP around it, through the service's routes and a
 /// real server, sources from a real origin on loopback.
 @Suite struct ServingTests {
     static func decode(_ data: Data) throws -> DecodedImage {
@@ -15,7 +15,7 @@ import Testing
     @Test func resizesEncodesAndSetsHeaders() async throws {
         let photo = try TestImage.jpeg(width: 400, height: 300, seed: 1)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let answer = try await server.request(insecurePath("rs:fit:100:100", origin.url("/cat.jpg").absoluteString))
                 #expect(answer.status == 200)
                 #expect(answer.header("Content-Type") == "image/jpeg")
@@ -53,16 +53,16 @@ import Testing
         let version = Counter()
         try await OriginServer.run(handler: { _ in .ok(photos[min(version.count, 1)]) }) { origin in
             let path = insecurePath("rs:fit:80:80", origin.url("/e.jpg").absoluteString, extension: "jpg")
-            let first = try await RunningServer.with(testSettings()) { server in
+            let first = try await RoutedServer.with(testSettings()) { server in
                 try #require(try await server.request(path).header("ETag"))
             }
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let revalidated = try await server.request(path, headers: [("If-None-Match", first)])
                 #expect(revalidated.status == 304)
                 #expect(revalidated.header("ETag") == first)
             }
             version.increment()
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let changed = try await server.request(path, headers: [("If-None-Match", first)])
                 #expect(changed.status == 200)
                 #expect(changed.header("ETag") != nil && changed.header("ETag") != first)
@@ -74,7 +74,7 @@ import Testing
     @Test func formatFromAcceptWhenTheURLNamesNone() async throws {
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 2)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/a.jpg").absoluteString
                 let webp = try await server.request(insecurePath("w:50", source), headers: [("Accept", "image/avif,image/webp,*/*")])
                 #expect(webp.status == 200)
@@ -100,7 +100,7 @@ import Testing
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
             var settings = testSettings()
             settings.negotiatesAVIF = true
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let source = origin.url("/a.jpg").absoluteString
                 let avif = try await server.request(insecurePath("w:50", source), headers: [("Accept", "image/avif,image/webp,*/*")])
                 #expect(avif.status == 200)
@@ -120,7 +120,7 @@ import Testing
     @Test func avifWhenTheURLNamesIt() async throws {
         let photo = try TestImage.jpeg(width: 200, height: 100, seed: 4)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let avif = try await server.request(insecurePath("w:60/q:50", origin.url("/a.jpg").absoluteString, extension: "avif"))
                 #expect(avif.status == 200)
                 #expect(avif.header("Content-Type") == "image/avif")
@@ -147,7 +147,7 @@ import Testing
     @Test func everyResizeModeGivesImgproxysSize() async throws {
         let photo = try TestImage.png(width: 300, height: 200, seed: 3)
         try await OriginServer.run(handler: { _ in .ok(photo, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/p.png").absoluteString
                 let cases: [(String, Int, Int)] = [
                     ("rs:fit:100:100", 100, 67), ("rs:fill:100:100", 100, 100), ("rs:fill:100:100/g:nowe:5:5", 100, 100),
@@ -174,7 +174,7 @@ import Testing
         for _ in 0..<50 { for x in 0..<200 { pixels += x < 100 ? [255, 0, 0, 255] : [0, 0, 255, 255] } }
         let png = try ImageEncoder().encode(try Bitmap(width: 200, height: 50, pixels: pixels), as: .png)
         try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/halves.png").absoluteString
                 let west = try Self.decode(try await server.request(insecurePath("rs:fill:50:50/g:we", source, extension: "png")).body)
                 let east = try Self.decode(try await server.request(insecurePath("rs:fill:50:50/g:ea", source, extension: "png")).body)
@@ -196,11 +196,11 @@ import Testing
             }
         }
         let png = try ImageEncoder().encode(try Bitmap(width: 300, height: 100, pixels: pixels), as: .png)
-        func patchPixels(_ bitmap: Bitmap) -> Int {
+        @Sendable func patchPixels(_ bitmap: Bitmap) -> Int {
             (0..<bitmap.height).reduce(0) { sum, y in sum + (0..<bitmap.width).filter { bitmap.pixel(x: $0, y: y).r != 128 }.count }
         }
         try await OriginServer.run(handler: { _ in .ok(png, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let source = origin.url("/patch.png").absoluteString
                 let smart = try await server.request(insecurePath("rs:fill:100:100/g:sm", source, extension: "png"))
                 let centre = try await server.request(insecurePath("rs:fill:100:100/g:ce", source, extension: "png"))
@@ -214,7 +214,7 @@ import Testing
     @Test func backgroundFlattensTransparency() async throws {
         let clear = try ImageEncoder().encode(try Bitmap(width: 4, height: 4, pixels: [UInt8](repeating: 0, count: 64)), as: .png)
         try await OriginServer.run(handler: { _ in .ok(clear, contentType: "image/png") }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let answer = try await server.request(insecurePath("bg:10:20:30", origin.url("/c.png").absoluteString, extension: "png"))
                 let pixel = try Self.decode(answer.body).bitmap.pixel(x: 1, y: 1)
                 #expect((pixel.r, pixel.g, pixel.b, pixel.a) == (10, 20, 30, 255))
@@ -275,7 +275,7 @@ import Testing
     @Test func healthAndMetrics() async throws {
         let photo = try TestImage.jpeg(width: 64, height: 64, seed: 5)
         try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let health = try await server.request("/health")
                 #expect(health.status == 200)
                 #expect(health.json["status"] as? String == "ok")

@@ -21,7 +21,7 @@ import Testing
         var settings = testSettings()
         settings.allowsUnsigned = false
         settings.keys = [.init(key: Data([0x0a, 0x1b, 0x2c, 0x3d]), salt: Data([0xaa, 0xbb, 0xcc]))]
-        try await RunningServer.with(settings) { server in
+        try await RoutedServer.with(settings) { server in
             for (line, expected) in zip(lines, expected) {
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let path = try #require(object["path"] as? String)

@@ -5,7 +5,7 @@ import LoupeOrigin
 import LoupeTestSupport
 import Testing
 
-/// `watermark`/`wm` over real HTTP against a real server: each position, the opacity (URL ×
+/// `watermark`/`wm` through the service's routes: each position, the opacity (URL ×
 /// setting), tiling and scale checked on the result's pixels; the watermark from a file, a
 /// loopback URL and imgproxy's variables; bad arguments refused naming the option.
 @Suite struct WatermarkServingTests {
@@ -25,7 +25,7 @@ import Testing
 
     /// Serves the white source, with the mark written to a file as `--watermark-path`.
     static func withServer(opacity: Double = 1, mark: Data? = nil,
-                           _ body: @escaping @Sendable (RunningServer, String) async throws -> Void) async throws {
+                           _ body: @escaping @Sendable (RoutedServer, String) async throws -> Void) async throws {
         let folder = try TemporaryFolder.created()
         let path = folder.path("mark.png")
         try (mark ?? markPNG()).write(to: URL(fileURLWithPath: path))
@@ -34,7 +34,7 @@ import Testing
             var settings = testSettings()
             settings.watermark = .file(path: path)
             settings.watermarkOpacity = opacity
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 try await server.server.reloadWatermark()
                 try await body(server, origin.url("/white.png").absoluteString)
             }
@@ -110,7 +110,7 @@ import Testing
         }
         let source = try Self.whitePNG()
         try await OriginServer.run(handler: { _ in .ok(source) }) { origin in
-            try await RunningServer.with(testSettings()) { server in
+            try await RoutedServer.with(testSettings()) { server in
                 let answer = try await server.request(insecurePath("wm:1:ce", origin.url("/w.png").absoluteString, extension: "png"))
                 #expect(answer.status == 200)
                 #expect(try Self.pixels(answer.body).pixel(x: 50, y: 40) == (255, 255, 255, 255))
@@ -127,14 +127,14 @@ import Testing
         }) { origin in
             var settings = testSettings()
             settings.watermark = .url(origin.url("/mark.png"))
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 try await server.server.reloadWatermark()
                 let image = try Self.pixels(try await server.request(insecurePath("wm:1:ce", origin.url("/white.png").absoluteString,
                                                                                   extension: "png")).body)
                 #expect(image.pixel(x: 50, y: 40) == (0, 0, 255, 255))
             }
             settings.watermark = .url(origin.url("/missing.png"))
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 let error = await #expect(throws: SettingsError.self) { try await server.server.reloadWatermark() }
                 #expect(error?.description.hasPrefix("--watermark-url '\(origin.url("/missing.png").absoluteString)'") == true)
             }
@@ -168,7 +168,7 @@ import Testing
             let base = testSettings()
             settings.allowsUnsigned = base.allowsUnsigned
             settings.addressPolicy = base.addressPolicy
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 try await server.server.reloadWatermark()
                 let image = try Self.pixels(try await server.request(insecurePath("wm:0.5:ce", origin.url("/w.png").absoluteString,
                                                                                   extension: "png")).body)
@@ -188,13 +188,13 @@ import Testing
         try await OriginServer.run(handler: { _ in .ok(source) }) { origin in
             var settings = testSettings()
             settings.watermark = .file(path: folder.path("absent.png"))
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 _ = await #expect(throws: SettingsError("--watermark-path '\(folder.path("absent.png"))' cannot be read")) {
                     try await server.server.reloadWatermark()
                 }
             }
             settings.watermark = .file(path: path)
-            try await RunningServer.with(settings) { server in
+            try await RoutedServer.with(settings) { server in
                 try await server.server.reloadWatermark()
                 let url = insecurePath("wm:1:ce", origin.url("/w.png").absoluteString, extension: "png")
                 #expect(try Self.pixels(try await server.request(url).body).pixel(x: 50, y: 40) == (255, 0, 0, 255))
@@ -222,7 +222,7 @@ import Testing
             settings.cacheDirectory = URL(fileURLWithPath: folder.path("cache"))
             for (opacity, green) in [(1.0, 0), (0.5, 128), (1.0, 0)] {
                 settings.watermarkOpacity = opacity
-                try await RunningServer.with(settings) { server in
+                try await RoutedServer.with(settings) { server in
                     try await server.server.reloadWatermark()
                     let pixel = try Self.pixels(try await server.request(url).body).pixel(x: 50, y: 40)
                     #expect(pixel.r == 255 && abs(Int(pixel.g) - green) <= 1, "opacity \(opacity)")

@@ -13,7 +13,7 @@ package final class NginxServer: Sendable {
     package let root: URL
     /// Its folder (configuration, logs, root), deleted by `stop()`.
     package let prefix: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// `http://127.0.0.1:<port>`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
@@ -71,17 +71,12 @@ package final class NginxServer: Sendable {
             """
         let configurationURL = prefix.appendingPathComponent("nginx.conf")
         try configuration.write(to: configurationURL, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-p", p, "-c", configurationURL.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(URL(fileURLWithPath: binary), ["-p", p, "-c", configurationURL.path])
         let server = NginxServer(port: port, root: root, prefix: prefix, process: process)
         // Ready when it accepts connections; bounded at 10 s.
         for _ in 0..<1_000 {
             if canConnect(port: port) { return server }
-            guard process.isRunning else { break }
+            guard process.exit == nil else { break }
             usleep(10_000)
         }
         server.stop()
@@ -89,7 +84,7 @@ package final class NginxServer: Sendable {
         throw FixtureError("nginx did not start on port \(port): \(log)")
     }
 
-    private init(port: Int, root: URL, prefix: URL, process: Process) {
+    private init(port: Int, root: URL, prefix: URL, process: ChildProcess) {
         self.port = port
         self.root = root
         self.prefix = prefix
@@ -98,13 +93,10 @@ package final class NginxServer: Sendable {
 
     /// Stops nginx and removes its folder.
     package func stop() {
-        if process.isRunning {
-            // SIGKILL, not terminate(): children spawned by Foundation's Process from a dispatch
-            // thread inherit a mask that blocks SIGTERM, and single-process nginx never unblocks
-            // it. Nothing needs a graceful stop: the whole prefix folder is deleted next.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // SIGKILL, not SIGTERM: children spawned by Foundation's Process from a dispatch thread
+        // inherit a mask that blocks SIGTERM, and single-process nginx never unblocks it.
+        // Nothing needs a graceful stop: the whole prefix folder is deleted next.
+        process.kill()
         try? FileManager.default.removeItem(at: prefix)
     }
 

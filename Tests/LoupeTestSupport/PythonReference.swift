@@ -23,10 +23,10 @@ package enum PythonReference {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw CorpusMissing(path: "\(python.path) (run bash Scripts/conformance/venv.sh)")
         }
-        let (data, status) = try childProcessOutput(
-            python, arguments: [root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments, in: root)
-        guard status == 0 else { throw Failed(script: script, status: status) }
-        return data
+        let outcome = try ChildProcess.runBlocking(
+            python, [root.appendingPathComponent("Scripts/conformance/\(script)").path] + arguments, directory: root, timeout: .seconds(600))
+        guard outcome.status == 0 else { throw Failed(script: script, status: outcome.status, standardError: outcome.standardError) }
+        return outcome.output
     }
 
     /// A reference script exited with an error.
@@ -35,6 +35,8 @@ package enum PythonReference {
         package let script: String
         /// Its exit status.
         package let status: Int32
-        package var description: String { "Python reference \(script) exited with status \(status) (its stderr is above)" }
+        /// What it wrote to standard error.
+        package let standardError: String
+        package var description: String { "Python reference \(script) exited with status \(status): \(standardError)" }
     }
 }

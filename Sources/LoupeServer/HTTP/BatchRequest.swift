@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Loupe
+import NIOCore
 
 /// `POST /batch`: a JSON list of sources in, JSON Lines out — one `/info` object per source in
 /// input order, each written as soon as it and every earlier one are done, failures in place
@@ -77,6 +80,33 @@ struct BatchRequest: Sendable {
         }
         if settings.batchToken == nil, settings.keys.isEmpty, settings.allowsUnsigned { return }
         throw .badSignature("a batch needs 'Authorization: Bearer <token>' or 'X-Signature' over its body")
+    }
+}
+
+extension ServiceEndpoints {
+    /// `POST /batch`: the body read within its limits, authorised and parsed, then the lines as
+    /// they are ready.
+    func batch(_ request: Request) async throws -> Response {
+        let body = try await RequestBodyLimit(maximumBytes: BatchRequest.maximumBodyBytes, deadline: service.settings.requestTimeout,
+                                              tooLargeMessage: "a batch body is at most \(BatchRequest.maximumBodyBytes) bytes").read(request)
+        let data = Data(buffer: body)
+        let signature = request.headers.first { $0.name.canonicalName == "x-signature" }?.value
+        try BatchRequest.authorize(authorization: request.headers[.authorization], signature: signature,
+                                   body: data, settings: service.settings)
+        let batch = try BatchRequest(body: data)
+        // Not counted by the admission gate: the body is written after this returns, and a
+        // slot taken here could leak if the connection dies first. Each batch runs at most
+        // twice `workers` items at once, through the pipeline's own limits.
+        let service = self.service
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-ndjson"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            for try await line in service.batchLines(batch) {
+                try await writer.write(ByteBuffer(data: line))
+            }
+            try await writer.finish(nil)
+        })
     }
 }
 

@@ -12,7 +12,7 @@ import Logging
 /// let images = try ImageRoutes(settings: ServerSettings(), logger: logger)
 /// let router = Router()
 /// router.get("/hello") { _, _ in "hello" }
-/// images.add(to: router, atPath: "/images")
+/// router.addRoutes(images.routes(), atPath: "/images")
 /// let app = Application(router: router)
 /// try await app.runService()
 /// await images.flushCaches()
@@ -56,31 +56,24 @@ public final class ImageRoutes: Sendable {
         service = try ImageService(settings: settings, metrics: ServerMetrics(), logger: logger)
     }
 
-    /// Adds the routes to `router` under `prefix` (`"/images"`: an image is
-    /// `/images/<signature>/<options>/<source>`; `""` or `"/"`: at the root).
+    /// The routes of `endpoints` as a collection an app mounts with
+    /// `router.addRoutes(collection, atPath: "/images")`: their paths are relative to where they
+    /// are mounted (an image is `<mount>/<signature>/<options>/<source>`), and the service's
+    /// middleware (JSON errors, the drain header, metrics, the access log) wraps each of them.
     ///
     /// Requests are answered as `loupe serve` answers them, except that a client closing its
     /// connection does not cancel its work early (that needs ``ImageServer``'s connection
     /// watcher); the request deadline still does.
+    public func routes<Context: RequestContext>(endpoints: Endpoints = .images, context: Context.Type = BasicRequestContext.self)
+        -> RouteCollection<Context> {
+        routes(endpoints: endpoints, connections: nil, context: context)
+    }
+
+    /// Adds the routes of `endpoints` to `router` under `prefix` (`"/images"`, or `""` or `"/"`
+    /// for the root): ``routes(endpoints:context:)`` mounted there.
     public func add<Router: RouterMethods>(to router: Router, atPath prefix: String, endpoints: Endpoints = .images) {
         let trimmed = prefix.split(separator: "/").joined(separator: "/")
-        let mount = trimmed.isEmpty ? "" : "/" + trimmed
-        let responder = makeResponder(connections: nil, endpoints: endpoints)
-        let handler: @Sendable (Request, Router.Context) async throws -> Response = { request, _ in
-            let target = request.head.path ?? "/"
-            var path = String(target.prefix { $0 != "?" })
-            if !mount.isEmpty, path.hasPrefix(mount) { path = String(path.dropFirst(mount.count)) }
-            return await responder.answer(request, path: path.isEmpty ? "/" : path, connection: nil)
-        }
-        for method in [HTTPRequest.Method.get, .head, .post] {
-            router.on(RouterPath(mount + "/**"), method: method, use: handler)
-        }
-        // The playground's page is the mount point itself, which `/**` does not match.
-        if endpoints.contains(.playground) {
-            for method in [HTTPRequest.Method.get, .head] {
-                router.on(RouterPath(mount.isEmpty ? "/" : mount + "/"), method: method, use: handler)
-            }
-        }
+        router.addRoutes(routes(endpoints: endpoints, context: Router.Context.self), atPath: RouterPath(trimmed.isEmpty ? "" : "/" + trimmed))
     }
 
     /// Loads (again) the watermark image ``ServerSettings/watermark`` names, decoded once for
@@ -100,7 +93,30 @@ public final class ImageRoutes: Sendable {
     /// last step of a graceful shutdown.
     public func flushCaches() async { await service.flushCaches() }
 
-    func makeResponder(connections: ClientConnections?, endpoints: Endpoints) -> ServiceResponder {
-        ServiceResponder(service: service, state: state, accessLog: accessLog, connections: connections, endpoints: endpoints)
+    /// The routes, with `connections` (``ImageServer``'s watcher) to cancel the work of a client
+    /// that leaves.
+    func routes<Context: RequestContext>(endpoints: Endpoints, connections: ClientConnections?, context: Context.Type) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        for middleware in middleware(context: Context.self) { routes.add(middleware: middleware) }
+        ServiceEndpoints(service: service, state: state, connections: connections).add(to: routes, endpoints: endpoints)
+        return routes
+    }
+
+    /// `loupe serve`'s router: every route in `endpoints` at the root, and the service's
+    /// middleware around what no route matched too (a router applies middleware added after
+    /// its routes to its not-found answer alone).
+    func router(endpoints: Endpoints, connections: ClientConnections?) -> Router<ServiceRequestContext> {
+        let router = Router(context: ServiceRequestContext.self)
+        router.addRoutes(routes(endpoints: endpoints, connections: connections, context: ServiceRequestContext.self))
+        for middleware in middleware(context: ServiceRequestContext.self) { router.add(middleware: middleware) }
+        return router
+    }
+
+    /// The service's middleware, outermost first.
+    private func middleware<Context: RequestContext>(context: Context.Type) -> [any MiddlewareProtocol<Request, Response, Context>] {
+        var list: [any MiddlewareProtocol<Request, Response, Context>] = []
+        if let accessLog { list.append(AccessLogMiddleware(log: accessLog)) }
+        list += [MetricsMiddleware(metrics: service.metrics), DrainMiddleware(state: state), ServiceErrorMiddleware()]
+        return list
     }
 }

@@ -32,13 +32,15 @@ public final class ImageServer: Service, Sendable {
         routes = try ImageRoutes(settings: settings, logger: logger, accessLog: accessLog)
     }
 
+    /// What it answers: every endpoint, and the playground when its settings ask for it.
+    var endpoints: ImageRoutes.Endpoints { settings.playground ? ImageRoutes.Endpoints.all.union(.playground) : .all }
+
     /// Serves until a graceful shutdown (the enclosing service group's, or ``shutDown()``), then
     /// flushes the disk caches; calls `onStarted` with the bound port once listening.
     public func run(onStarted: @escaping @Sendable (Int) async -> Void) async throws {
         let connections = ClientConnections()
-        let endpoints: ImageRoutes.Endpoints = settings.playground ? ImageRoutes.Endpoints.all.union(.playground) : .all
         let app = Application(
-            responder: routes.makeResponder(connections: connections, endpoints: endpoints),
+            router: routes.router(endpoints: endpoints, connections: connections),
             server: .http1(configuration: .init(additionalChannelHandlers: [connections.makeWatcher()])),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "loupe", reuseAddress: true),
             onServerRunning: { channel in await onStarted(channel.localAddress?.port ?? 0) },

@@ -1,7 +1,3 @@
-extension PlaygroundFiles {
-    /// BlurHash and ThumbHash decoders, the project's own, written from the formats' descriptions
-    /// (pixel-identical to the Python references `blurhash` and `thumbhash-python` on the hashes tried).
-    static let placeholders = #"""
 // Placeholder decoders: BlurHash and ThumbHash to RGBA pixels, written from the formats'
 // descriptions. Both return {width, height, pixels: Uint8ClampedArray} for an ImageData, and
 // the colour each hash stores as its average (BlurHash's DC term, ThumbHash's DC of L, P, Q).
@@ -142,5 +138,3 @@ function canvasAverage(canvas) {
 }
 
 window.LoupePlaceholders = { decodeBlurHash, decodeThumbHash, base64Bytes, paintPlaceholder, canvasAverage };
-"""#
-}

@@ -1,7 +1,7 @@
 import Foundation
 import LoupeCodecs
 
-extension ServiceResponder {
+extension ServiceEndpoints {
     /// The `Content-Disposition` of a result, as imgproxy writes it: `attachment` with
     /// `return_attachment`, else `inline`; the file name's stem is the URL's `filename` when it
     /// gives one, else the source's last path component without its extension; the extension is

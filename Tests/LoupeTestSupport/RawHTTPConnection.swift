@@ -3,18 +3,18 @@ import Foundation
 import Glibc
 #endif
 
-/// A plain TCP client on loopback, to see what the origin puts on the wire (a reset, a short
+/// A plain TCP client on loopback, to see what a server (the origin, the service) puts on the wire (a reset, a short
 /// body, a client that stops reading) where an HTTP client would hide it behind its own errors.
 /// Blocking socket calls run on threads of their own, never on the cooperative pool, and every
 /// receive is bounded by a socket timeout.
-final class RawHTTPConnection: @unchecked Sendable {
+package final class RawHTTPConnection: @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: `fd` is immutable after `init`; the tests use one
     // connection from one task at a time, each call awaiting the thread it starts, so no
     // two calls ever touch the socket concurrently.
     private let fd: Int32
 
     /// How a read ended.
-    enum End: Equatable {
+    package enum End: Equatable {
         /// The server closed the connection in order (FIN).
         case closed
         /// The server reset the connection (RST: `ECONNRESET`).
@@ -28,7 +28,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// Connects to 127.0.0.1:`port`; each receive waits at most `receiveTimeout` for data.
-    init(port: Int, receiveTimeout: Duration = .seconds(10)) throws {
+    package init(port: Int, receiveTimeout: Duration = .seconds(10)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         let seconds = receiveTimeout.components.seconds
@@ -51,12 +51,12 @@ final class RawHTTPConnection: @unchecked Sendable {
     deinit { close(fd) }
 
     /// Sends a `GET` of `path`.
-    func sendGET(_ path: String, keepAlive: Bool = true) async {
+    package func sendGET(_ path: String, keepAlive: Bool = true) async {
         await send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (keepAlive ? "" : "Connection: close\r\n") + "\r\n")
     }
 
     /// Sends `text` as it is.
-    func send(_ text: String) async {
+    package func send(_ text: String) async {
         await blocking { [fd] in
             _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
@@ -64,7 +64,7 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Reads until `limit` bytes arrived, the connection ended, or what arrived satisfies
     /// `isComplete` (checked after each read).
-    func receive(upTo limit: Int, until isComplete: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }) async -> (bytes: [UInt8], end: End) {
+    package func receive(upTo limit: Int, until isComplete: @escaping @Sendable ([UInt8]) -> Bool = { _ in false }) async -> (bytes: [UInt8], end: End) {
         await blocking { [fd] in
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -98,13 +98,13 @@ final class RawHTTPConnection: @unchecked Sendable {
 }
 
 /// An HTTP/1.1 response as bytes: head fields and the body bytes that followed the head.
-struct RawResponse {
-    var statusLine: String
-    var headers: [String: String]
-    var body: [UInt8]
+package struct RawResponse {
+    package var statusLine: String
+    package var headers: [String: String]
+    package var body: [UInt8]
 
     /// Splits `bytes` at the end of the head; `nil` when no complete head arrived.
-    init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard let end = (0...max(0, bytes.count - separator.count)).first(where: { bytes[$0..<min(bytes.count, $0 + 4)].elementsEqual(separator) }),
               bytes.count >= end + 4

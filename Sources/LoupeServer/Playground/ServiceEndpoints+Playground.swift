@@ -9,34 +9,32 @@ import NIOCore
 /// Every answer carries a strict Content-Security-Policy: scripts, styles, images and `fetch`
 /// from this origin only, no inline script or style, no frames, so the page runs no code but its
 /// own even when a pasted URL or a source's answer holds markup.
-extension ServiceResponder {
+extension ServiceEndpoints {
     /// The largest body `/playground/sign` signs: a path or a feed's batch body.
     static let largestSignedBody = 64 << 10
 
     static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
         + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    func playground(_ request: Request, path: String) async throws -> Response {
-        switch (request.method, path) {
-        case (.get, "/"), (.head, "/"):
-            return Self.playgroundFile(PlaygroundFiles.html, type: "text/html; charset=utf-8")
-        case (.get, "/playground/app.js"), (.head, "/playground/app.js"):
-            return Self.playgroundFile(PlaygroundFiles.script, type: "text/javascript; charset=utf-8")
-        case (.get, "/playground/placeholders.js"), (.head, "/playground/placeholders.js"):
-            return Self.playgroundFile(PlaygroundFiles.placeholders, type: "text/javascript; charset=utf-8")
-        case (.get, "/playground/style.css"), (.head, "/playground/style.css"):
-            return Self.playgroundFile(PlaygroundFiles.style, type: "text/css; charset=utf-8")
-        case (.get, "/playground/config.json"):
-            return try Self.playgroundJSON(configuration())
-        case (.post, "/playground/sign"):
-            return try await sign(request)
-        case (.get, _) where path.hasPrefix("/playground/menu/"):
-            return try await menuSection(named: String(path.dropFirst("/playground/menu/".count)))
-        case (_, "/"), (_, "/playground/sign"), (_, "/playground/config.json"):
-            throw ServiceError(405, "methodNotAllowed", "method \(request.method.rawValue) is not allowed here")
-        default:
-            throw ServiceError.notFound
+    /// Adds the page at the mount point, its files, its configuration, the menu's sections and
+    /// the signer; anything else under `/playground/` is 404.
+    func addPlayground<Context: RequestContext>(to routes: RouteCollection<Context>) {
+        let page: Handler<Context> = { _, _ in Self.playgroundFile(try PlaygroundFiles.shared.get().html, type: "text/html; charset=utf-8") }
+        on(routes, "/", [.get: page, .head: page])
+        let files: [(String, @Sendable (PlaygroundFiles) -> String, String)] = [
+            ("/playground/app.js", { $0.script }, "text/javascript; charset=utf-8"),
+            ("/playground/placeholders.js", { $0.placeholders }, "text/javascript; charset=utf-8"),
+            ("/playground/style.css", { $0.style }, "text/css; charset=utf-8"),
+        ]
+        for (path, text, type) in files {
+            let file: Handler<Context> = { _, _ in Self.playgroundFile(text(try PlaygroundFiles.shared.get()), type: type) }
+            routes.get(RouterPath(path), use: file)
+            routes.head(RouterPath(path), use: file)
         }
+        on(routes, "/playground/config.json", [.get: { _, _ in try Self.playgroundJSON(configuration()) }])
+        on(routes, "/playground/sign", [.post: { request, _ in try await sign(request) }])
+        routes.get("/playground/menu/:section") { _, context in try await menuSection(named: context.parameters.get("section") ?? "") }
+        missing(routes, "/playground/**")
     }
 
     /// What the page needs to know: how URLs are signed here and the samples it offers.
@@ -56,13 +54,8 @@ extension ServiceResponder {
         guard !service.settings.keys.isEmpty else {
             throw ServiceError(404, "notFound", "this server has no signing key: its URLs are unsigned ('insecure')")
         }
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.largestSignedBody)
-        } catch {
-            throw ServiceError(413, "bodyTooLarge", "the playground signs at most \(Self.largestSignedBody) bytes")
-        }
+        let body = try await RequestBodyLimit(maximumBytes: Self.largestSignedBody, deadline: service.settings.requestTimeout,
+                                              tooLargeMessage: "the playground signs at most \(Self.largestSignedBody) bytes").read(request)
         guard let text = String(validating: Data(buffer: body), as: UTF8.self), !text.isEmpty else {
             throw ServiceError.badURL("the body to sign must be UTF-8 text: a path such as /rs:fit:300:300/plain/<source>, or a batch body")
         }

@@ -1,6 +1,3 @@
-extension PlaygroundFiles {
-    /// The page's behaviour: URL building, the result and `/info`, the feed through `/batch`, the menu.
-    static let script = #"""
 // The playground page: builds imgproxy URLs from controls and shows what the service answers,
 // the poster feed through POST /batch, and the sectioned menu. Same-origin fetch only.
 "use strict";
@@ -331,5 +328,3 @@ async function start() {
 }
 
 start().catch((error) => { $("url").textContent = "the playground could not start: " + error.message; });
-"""#
-}

@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+@testable import LoupeServer
+import NIOCore
+import NIOHTTP1
+
+/// An `ImageServer`'s routes answered in the test's own process, without a socket
+/// (HummingbirdTesting's router mode): every route, middleware and answer of `loupe serve`, for
+/// the tests that need no connection. What needs one — faults, deadlines, overload, clients that
+/// leave, signals — uses ``RunningServer``.
+struct RoutedServer: Sendable {
+    let server: ImageServer
+    let client: any TestClientProtocol
+
+    /// Opens a server with `settings`, runs `body` against its router, then flushes its caches.
+    static func with<T: Sendable>(
+        _ settings: ServerSettings, accessLog: Logger? = nil, _ body: @Sendable (RoutedServer) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: "loupe.serve.test")
+        logger.logLevel = .error
+        let server = try ImageServer(settings: settings, logger: logger, accessLog: accessLog)
+        let app = Application(router: server.routes.router(endpoints: server.endpoints, connections: nil), logger: logger)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await app.test(.router) { client in try await body(RoutedServer(server: server, client: client)) })
+        } catch {
+            result = .failure(error)
+        }
+        await server.flushCaches()
+        return try result.get()
+    }
+
+    /// Sends `method path` with `headers` and reads the whole answer.
+    func request(
+        _ path: String, method: NIOHTTP1.HTTPMethod = .GET, headers: [(String, String)] = [], body: Data? = nil
+    ) async throws -> RunningServer.Answer {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            guard let name = HTTPField.Name(name) else { throw TestFailure("bad header name \(name)") }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        let response = try await client.execute(uri: path, method: HTTPRequest.Method(rawValue: method.rawValue) ?? .get, headers: fields,
+                                                body: body.map { ByteBuffer(data: $0) })
+        return RunningServer.Answer(status: Int(response.status.code),
+                                    headers: HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) }),
+                                    body: Data(buffer: response.body))
+    }
+}
