@@ -60,7 +60,8 @@ import Testing
         let booleans = ServerSettings.all.filter(\.isBoolean)
         #expect(booleans.count >= 5)
         for setting in booleans {
-            #expect(setting.imgproxy.allSatisfy(\.isBoolean), "\(setting.flag) reads a variable that is not a boolean")
+            let allBoolean = setting.imgproxy.allSatisfy { $0.isBoolean }
+            #expect(allBoolean, "\(setting.flag) reads a variable that is not a boolean")
         }
         let variables = booleans.flatMap(\.imgproxy).map(\.name) + ImgproxyEnvironment.checks.map(\.variable).filter(\.isBoolean).map(\.name)
         #expect(variables.count >= 14)
