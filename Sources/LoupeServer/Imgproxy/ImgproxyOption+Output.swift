@@ -87,7 +87,14 @@ extension ImgproxyOption {
                 throw .badOption("strip_color_profile:false is not supported: results are always converted to sRGB and carry no profile")
             }
         },
-        .unsupported(["preserve_hdr", "ph"], documentation: .init(meaning: "keep HDR", loupe: "no", differences: "400")),
+        ImgproxyOption(["preserve_hdr", "ph"], arguments: 1...1, documentation: .init(
+            meaning: "keep more than 8 bits per channel when the source has them and the result's format can hold them; off by default",
+            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 "
+                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`)")
+        ) { arguments, _ throws(ServiceError) in
+            // Every source is decoded to 8 bits per channel, so there is no deeper result to keep.
+            _ = try arguments.boolean(arguments[0])
+        },
         .unsupported(["enforce_thumbnail", "eth"], documentation: .init(meaning: "use an embedded thumbnail", loupe: "no", differences: "400")),
         ImgproxyOption(["quality", "q"], arguments: 1...1, fields: [OptionField(\.quality, key: "q")],
                        documentation: .init(meaning: "output quality", loupe: "yes", differences: "—")
