@@ -11,8 +11,10 @@ import Foundation
 /// imgproxy does), and an expansion is bounded in size, so no table can make a URL loop or
 /// grow without end.
 public struct Presets: Sendable, Equatable {
-    /// Each preset's option segments (`rs:fill:300:300`, `pr:other`), by name.
+    /// Each preset's option segments (`rs:fill:300:300`, `pr:other`) as defined, by name.
     public private(set) var table: [String: [String]] = [:]
+    /// The same segments parsed: what an expansion hands on.
+    private var parsed: [String: [OptionSegment]] = [:]
 
     /// The most option segments and preset references one URL may expand to: a table whose
     /// presets name each other several times over grows exponentially, and is refused.
@@ -24,9 +26,12 @@ public struct Presets: Sendable, Equatable {
     /// No presets.
     public init() {}
 
+    /// Whether two sets of presets define the same presets.
+    public static func == (lhs: Presets, rhs: Presets) -> Bool { lhs.table == rhs.table }
+
     /// Presets from imgproxy's definitions, `name=option/option`: surrounding spaces are
     /// trimmed, empty lines and lines starting with `#` are skipped (the presets file's
-    /// comments). Each preset is then checked by expanding and parsing it.
+    /// comments). Each preset is then checked by expanding and applying it.
     /// - Throws: the first definition that is malformed, names an unknown preset or holds an
     ///   option the parser refuses, naming it.
     public init(definitions: [String]) throws(SettingsError) {
@@ -40,15 +45,21 @@ public struct Presets: Sendable, Equatable {
             guard !name.isEmpty else { throw SettingsError("preset '\(text)' has an empty name") }
             guard !value.isEmpty else { throw SettingsError("preset '\(name)' has no options") }
             let segments = value.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard let bad = segments.first(where: { !$0.contains(":") }) else {
-                table[name] = segments
-                continue
+            if let bad = segments.first(where: { !$0.contains(":") }) {
+                throw SettingsError("preset '\(name)': '\(bad)' is not an option (name:arguments)")
             }
-            throw SettingsError("preset '\(name)': '\(bad)' is not an option (name:arguments)")
+            table[name] = segments
+            do {
+                parsed[name] = try segments.map(OptionSegment.init)
+            } catch {
+                throw SettingsError("preset '\(name)': \(error.message)")
+            }
         }
         for name in table.keys.sorted() {
             do {
-                _ = try ImgproxyURL.options(expanding: ["pr:\(name)"], presets: self, applyingDefault: false)
+                var expansion = Expansion()
+                try expand(names: [name], into: &expansion)
+                _ = try expansion.options()
             } catch {
                 throw SettingsError("preset '\(name)': \(error.message)")
             }
@@ -58,29 +69,42 @@ public struct Presets: Sendable, Equatable {
     /// Whether there is no preset.
     public var isEmpty: Bool { table.isEmpty }
 
-    /// What an expansion has produced so far: the option segments, and the steps taken (a
-    /// segment or a preset reference each), which bound it.
+    /// What an expansion has produced so far: the parsed option segments, and the steps taken
+    /// (a segment or a preset reference each), which bound it.
     struct Expansion {
-        var segments: [String] = []
+        var segments: [OptionSegment] = []
         var steps = 0
 
         mutating func step() throws(ServiceError) {
             steps += 1
             guard steps <= Presets.maximumExpansion else { throw Presets.tooLarge }
         }
+
+        /// The options the segments ask for, applied in order onto imgproxy's defaults.
+        func options() throws(ServiceError) -> ProcessingOptions {
+            var options = ProcessingOptions()
+            for segment in segments { try segment.apply(to: &options) }
+            return options
+        }
+    }
+
+    /// The expansion a URL's options start from: the `default` preset's, when there is one.
+    func start() throws(ServiceError) -> Expansion {
+        var expansion = Expansion()
+        if parsed["default"] != nil { try expand(names: ["default"], into: &expansion) }
+        return expansion
     }
 
     /// `segments` with every `preset`/`pr` segment replaced by the presets' segments (the
     /// presets' own references replaced in turn), appended to `expansion`.
-    func expand(_ segments: [String], into expansion: inout Expansion, chain: [String] = []) throws(ServiceError) {
+    func expand(_ segments: [OptionSegment], into expansion: inout Expansion, chain: [String] = []) throws(ServiceError) {
         for segment in segments {
             try expansion.step()
-            let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count > 1, parts[0] == "preset" || parts[0] == "pr" else {
+            guard let names = segment.presetNames else {
                 expansion.segments.append(segment)
                 continue
             }
-            try expand(names: parts.dropFirst().map(String.init), into: &expansion, chain: chain)
+            try expand(names: names, into: &expansion, chain: chain)
         }
     }
 
@@ -88,7 +112,7 @@ public struct Presets: Sendable, Equatable {
     func expand(names: [String], into expansion: inout Expansion, chain: [String] = []) throws(ServiceError) {
         for name in names {
             try expansion.step()
-            guard let segments = table[name] else { throw ServiceError.badOption("unknown preset '\(name)'") }
+            guard let segments = parsed[name] else { throw ServiceError.badOption("unknown preset '\(name)'") }
             // A preset inside its own expansion adds nothing new: skipped, as imgproxy does.
             if chain.contains(name) { continue }
             try expand(segments, into: &expansion, chain: chain + [name])

@@ -2,7 +2,8 @@ import LoupeCodecs
 import LoupeProcessing
 
 /// What an imgproxy-style URL asks for, parsed and checked: the options Loupe supports, with
-/// imgproxy's defaults. A value; its `resultKey` names everything that changes the result.
+/// imgproxy's defaults. A value; each field is declared by the option that sets it
+/// (``ImgproxyOption``), and its ``resultKey`` names everything that changes the result.
 public struct ProcessingOptions: Sendable, Equatable {
     /// `resize`/`rs` type and `resizing_type`: how the image maps onto the box.
     public var resizingType: BoxResize.Mode = .fit
@@ -113,29 +114,5 @@ public struct ProcessingOptions: Sendable, Equatable {
         let padding = (GeometryMath.scaleToEven(paddingLeft, dpr) + GeometryMath.scaleToEven(paddingRight, dpr),
                        GeometryMath.scaleToEven(paddingTop, dpr) + GeometryMath.scaleToEven(paddingBottom, dpr))
         return (GeometryMath.scale(width, dpr * zoomX) + padding.0, GeometryMath.scale(height, dpr * zoomY) + padding.1)
-    }
-
-    /// Whether any option changes the image's geometry.
-    var changesGeometry: Bool {
-        width != 0 || height != 0 || minWidth != 0 || minHeight != 0 || zoomX != 1 || zoomY != 1 || dpr != 1
-            || cropWidth != 0 || cropHeight != 0 || trimThreshold != nil || paddingTop != 0 || paddingRight != 0
-            || paddingBottom != 0 || paddingLeft != 0 || rotate != 0 || flipHorizontal || flipVertical || maxResultDimension != nil
-    }
-
-    /// The geometry options in a stable text form.
-    var geometryKey: String {
-        "rs=\(resizingType.rawValue):\(width):\(height):\(enlarge ? 1 : 0);dpr=\(dpr);z=\(zoomX):\(zoomY);min=\(minWidth):\(minHeight)"
-            + ";g=\(gravity.key);ex=\(extend ? 1 : 0):\(extendGravity.key);exar=\(extendAspectRatio ? 1 : 0):\(extendAspectRatioGravity.key)"
-            + ";c=\(cropWidth):\(cropHeight):\(cropGravity?.key ?? "-")"
-            + ";t=\(trimThreshold.map { "\($0)" } ?? "-"):\(trimColor?.hex ?? "-"):\(trimEqualHorizontal ? 1 : 0):\(trimEqualVertical ? 1 : 0)"
-            + ";pd=\(paddingTop):\(paddingRight):\(paddingBottom):\(paddingLeft);rot=\(rotate);fl=\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)"
-            + ";mrd=\(maxResultDimension.map(String.init) ?? "-")"
-    }
-
-    /// Everything that changes the result's bytes except the output format, in a stable text
-    /// form (the signature and `expires` are not part of it: a key rotation keeps results).
-    var resultKey: String {
-        geometryKey + ";q=\(quality.map(String.init) ?? "-");bg=\(background?.hex ?? "-");bl=\(blur);cb=\(cacheBuster)"
-            + outputKey
     }
 }

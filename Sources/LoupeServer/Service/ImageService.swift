@@ -267,7 +267,7 @@ final class ImageService: Sendable {
         let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        if let box = plainFitBox(options), box.width == box.height {
+        if let box = options.plainFitBox, box.width == box.height {
             // In a square box the longest side binds; in any other, the geometry finds the side
             // that does.
             thumbnail = box.width
@@ -281,26 +281,6 @@ final class ImageService: Sendable {
         // imgproxy draws the watermark last, after the background.
         if let watermark { processors.append(watermark) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
-    }
-
-    /// The box of a URL that asks for nothing but a fit into a closed box, which the decoder
-    /// can shrink to directly.
-    static func plainFitBox(_ options: ProcessingOptions) -> (width: Int, height: Int)? {
-        var plain = ProcessingOptions()
-        plain.resizingType = options.resizingType
-        plain.width = options.width
-        plain.height = options.height
-        plain.gravity = options.gravity
-        plain.extendGravity = options.extendGravity
-        plain.extendAspectRatioGravity = options.extendAspectRatioGravity
-        plain.cropGravity = options.cropGravity
-        plain.trimColor = options.trimColor
-        plain.trimEqualHorizontal = options.trimEqualHorizontal
-        plain.trimEqualVertical = options.trimEqualVertical
-        guard plain.geometryKey == options.geometryKey, options.resizingType == .fit, options.width > 0, options.height > 0 else {
-            return nil
-        }
-        return (options.width, options.height)
     }
 
     /// The result's format: the URL's (`planned`, not `negotiated`) whatever the source — an

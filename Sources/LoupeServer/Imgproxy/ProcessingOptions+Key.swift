@@ -1,0 +1,44 @@
+/// What the declared fields (``ImgproxyOption/allFields``) say about a set of options: the
+/// result key, the geometry step's identity, and whether the geometry step or the decoder's
+/// fit-box shortcut is needed.
+extension ProcessingOptions {
+    /// The result key's version: a key made another way is another version, and results
+    /// stored under it are simply not found (misses that age out of the cache).
+    static let resultKeyVersion = "v2"
+
+    /// Everything that changes the result's bytes (every field not declared as changing only
+    /// headers), in a stable text form: each field away from its default as `;key=value`, in
+    /// the declarations' order. The signature is not part of it (a key rotation keeps results),
+    /// nor are the source and the output format decision, which the service adds.
+    var resultKey: String {
+        Self.resultKeyVersion + Self.text(of: self, fields: ImgproxyOption.allFields.filter { $0.role != .headersOnly })
+    }
+
+    /// The geometry fields' part of the key: the geometry step's identity.
+    var geometryKey: String {
+        Self.text(of: self, fields: ImgproxyOption.allFields.filter { if case .geometry = $0.role { true } else { false } })
+    }
+
+    /// Whether any option changes the image's geometry on its own (a field that only refines
+    /// another, or acts only with a box, does not).
+    var changesGeometry: Bool {
+        ImgproxyOption.allFields.contains { $0.role == .geometry(.acts) && $0.text(self) != nil }
+    }
+
+    /// The box of options that ask for nothing but a fit into a closed box, which the decoder
+    /// can shrink to directly: `fit` (the default type) with a width and a height, and no other
+    /// geometry field away from its default except those that only refine another.
+    var plainFitBox: (width: Int, height: Int)? {
+        guard resizingType == .fit, width > 0, height > 0 else { return nil }
+        let box: [PartialKeyPath<ProcessingOptions>] = [\.width, \.height]
+        let other = ImgproxyOption.allFields.contains { field in
+            guard field.role == .geometry(.acts) || field.role == .geometry(.withBox) else { return false }
+            return !box.contains(field.keyPath) && field.text(self) != nil
+        }
+        return other ? nil : (width, height)
+    }
+
+    private static func text(of options: ProcessingOptions, fields: [OptionField]) -> String {
+        fields.compactMap { field in field.text(options).map { ";\(field.key)=\($0)" } }.joined()
+    }
+}
