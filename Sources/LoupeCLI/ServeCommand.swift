@@ -38,6 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest source in megapixels, fractions allowed, checked from its header (default 50).") var maxSourcePixels: String?
     @Option(help: "Largest side of a result in pixels (default 8192).") var maxResultDimension: String?
     @Option(help: "Most frames of an animation kept, the rest dropped; 1 answers the first frame (default 100).") var maxAnimationFrames: String?
+    @Option(help: "Most one request may cost, in millions of pixel operations, estimated before decoding; over it 422 (default 8000).")
+    var maxRequestCost: String?
     @Option(help: "Decodes and processing at once (default: cores).") var workers: String?
     @Option(help: "Requests that may wait for a worker; beyond them 429 (default 64).") var queue: String?
     @Option(help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32).")
@@ -73,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("host", host), ("port", port), ("key", key), ("salt", salt), ("allowed-sources", allowedSources),
             ("local-root", localRoot), ("cache-dir", cacheDir), ("disk-limit", diskLimit), ("memory-limit", memoryLimit), ("result-memory-limit", resultMemoryLimit),
             ("max-source-size", maxSourceSize), ("max-source-pixels", maxSourcePixels),
-            ("max-result-dimension", maxResultDimension), ("max-animation-frames", maxAnimationFrames), ("workers", workers), ("queue", queue),
+            ("max-result-dimension", maxResultDimension), ("max-animation-frames", maxAnimationFrames), ("max-request-cost", maxRequestCost), ("workers", workers), ("queue", queue),
             ("memory-budget", memoryBudget), ("download-timeout", downloadTimeout), ("request-timeout", requestTimeout), ("drain-delay", drainDelay), ("ttl", ttl),
             ("quality", quality), ("permit-addresses", permitAddresses), ("batch-token", batchToken),
             ("presets", presets), ("presets-file", presetsFile), ("format-quality", formatQuality),

@@ -44,6 +44,12 @@ public struct ServerSettings: Sendable {
     /// of a GIF; the frames kept times the canvas count against ``maximumSourcePixels``, from
     /// the header, so the default bounds the work as the pixel limit does.
     public var maximumAnimationFrames = 100
+    /// The most one request may cost, in millions of pixel operations (about a second of one
+    /// core per thousand), estimated from the source's header and the URL before a pixel is
+    /// decoded (``RequestCostLimit``); a request over it is refused with 422 naming the option
+    /// that weighs most. The default lets a 50-megapixel photo through at full size as JPEG or
+    /// WebP and refuses blurs, sharpens and lossless or AVIF encodes of results that large.
+    public var maximumRequestCost = 8_000
     /// Decodes and processing at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
@@ -125,6 +131,7 @@ public struct ServerSettings: Sendable {
         Setting(flag: "max-source-pixels", help: "largest source in megapixels, fractions allowed, checked from its header (default 50)"),
         Setting(flag: "max-result-dimension", help: "largest side of a result in pixels (default 8192)"),
         Setting(flag: "max-animation-frames", help: "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default (default 100)"),
+        Setting(flag: "max-request-cost", help: "most one request may cost, in millions of pixel operations, estimated before decoding; over it 422 (default 8000)"),
         Setting(flag: "workers", help: "decodes and processing at once (default: cores)"),
         Setting(flag: "queue", help: "requests that may wait for a worker; beyond them 429 (default 64)"),
         Setting(flag: "memory-budget", help: "MB of memory for downloaded sources waiting to be decoded and for decodes; past it downloads wait (default 32)"),
@@ -246,6 +253,7 @@ public struct ServerSettings: Sendable {
         maximumSourcePixels = try decimal("max-source-pixels", upTo: 1000).map { max(1, Int(($0 * 1_000_000).rounded())) } ?? maximumSourcePixels
         maximumResultDimension = try integer("max-result-dimension", 1...Self.largestResultDimension) ?? maximumResultDimension
         maximumAnimationFrames = try integer("max-animation-frames", 1...Self.largestAnimationFrames) ?? maximumAnimationFrames
+        maximumRequestCost = try integer("max-request-cost", 1...1_000_000_000) ?? maximumRequestCost
         workers = try integer("workers", 1...1024) ?? workers
         queueLength = try integer("queue", 0...Self.largestQueue) ?? queueLength
         memoryBudget = try integer("memory-budget", 1...1 << 20).map { $0 << 20 } ?? memoryBudget
