@@ -24,10 +24,7 @@ struct LoupeRun: Sendable {
     }
 
     /// `loupe` sits beside the test bundle in the build products directory.
-    static var executableURL: URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        return testBinary.deletingLastPathComponent().appendingPathComponent("loupe")
-    }
+    static var executableURL: URL { ServerProcess.executableURL }
 
     /// Runs `loupe arguments…` with `input` on standard input, its cache under `home` (as
     /// `XDG_CACHE_HOME`); kills it after `timeout`. Runs on a thread of its own: waiting for a

@@ -1,24 +1,29 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import LoupeTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `loupe serve` running as a child process, its standard output read for the port it
 /// listens on.
-final class ServerProcess: Sendable {
+package final class ServerProcess: Sendable {
     private let process: Process
     private let output: Pipe
+
+    /// `loupe` sits beside the test bundle in the build products directory.
+    package static var executableURL: URL {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return testBinary.deletingLastPathComponent().appendingPathComponent("loupe")
+    }
+
+    /// The child's process identifier (for reading its `/proc` entries).
+    package var processIdentifier: Int32 { process.processIdentifier }
 
     /// Starts `loupe serve` with `arguments`; with `environment`, in the test's environment
     /// without its `LOUPE_*` and `IMGPROXY_*` variables plus `environment`'s; its standard error
     /// to `standardError` (the test's own by default).
-    init(arguments: [String], environment: [String: String]? = nil, standardError: FileHandle = .standardError) throws {
+    package init(arguments: [String], environment: [String: String]? = nil, standardError: FileHandle = .standardError) throws {
         let process = Process()
-        process.executableURL = LoupeRun.executableURL
+        process.executableURL = Self.executableURL
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment
@@ -34,7 +39,7 @@ final class ServerProcess: Sendable {
     }
 
     /// The port from the `listening on http://host:port` line (waits up to a minute).
-    func port() async throws -> Int {
+    package func port() async throws -> Int {
         let handle = output.fileHandleForReading
         return try await onOwnThread {
             var text = ""
@@ -52,12 +57,12 @@ final class ServerProcess: Sendable {
         }
     }
 
-    func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         Glibc.kill(process.processIdentifier, signal)
     }
 
     /// The exit status, once it exits (SIGKILL after `timeout`).
-    func waitForExit(timeout: Duration) async throws -> Int32 {
+    package func waitForExit(timeout: Duration) async throws -> Int32 {
         let process = self.process
         return try await onOwnThread {
             let deadline = ContinuousClock.now + timeout
@@ -70,14 +75,7 @@ final class ServerProcess: Sendable {
         }
     }
 
-    func kill() {
+    package func kill() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
-}
-
-/// A GET over a plain socket-level HTTP client (URLSession): status and body.
-func httpGet(port: Int, path: String) async throws -> (status: Int, body: Data) {
-    guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw FixtureError("bad path \(path)") }
-    let (data, response) = try await URLSession.shared.data(from: url)
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
 }
