@@ -47,7 +47,7 @@ import Testing
 
     @Test(arguments: [
         ("rs:fit:8192:8192:1/bl:100/f:jpg", "blur"), ("rs:fit:8192:8192:1/bl:99/f:jpg", "blur"), ("rs:fit:8192:8192:1/sh:100/f:jpg", "sharpen"),
-        ("rs:fit:8192:8192:1/f:png", "format"), ("rs:fit:8192:8192:1/f:avif", "format"), ("rs:fit:8192:8192/ex:1/f:png", "format"),
+        ("rs:fit:8192:8192:1/f:png", "enlarge"), ("rs:fit:8192:8192:1/f:avif", "enlarge"), ("rs:fit:8192:8192/ex:1/f:png", "extend"),
         ("rs:fit:8192:8192:1/mb:1000/f:webp", "max_bytes"), ("rs:fill:8192:8192:1/sh:30/f:jpg", "sharpen"),
     ])
     func theURLsThatTookTheServiceDownAreRefused(_ path: String, option: String) {

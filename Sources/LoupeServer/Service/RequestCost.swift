@@ -76,12 +76,17 @@ struct RequestCostLimit: Sendable, Hashable {
         bytes = 8 * Double(settings.maximumSourcePixels)
     }
 
+    /// The options that make the image larger than the source: an encode (the format) weighing
+    /// most is charged to the last of them, which made the result that large.
+    static let growing: Set<String> = ["enlarge", "dpr", "zoom", "min-width", "min-height", "extend", "extend_aspect_ratio", "padding"]
+
     /// Refuses `cost` when it is over either bound, naming the option that weighs most in the
     /// bound it passes.
     func check(_ cost: RequestCost) throws(CostLimitExceeded) {
         let total = cost.total
         if total.operations > operations {
-            let heaviest = cost.steps.max { $0.cost.operations < $1.cost.operations }
+            var heaviest = cost.steps.max { $0.cost.operations < $1.cost.operations }
+            if heaviest?.option == "format", let growth = cost.steps.last(where: { Self.growing.contains($0.option) }) { heaviest = growth }
             throw CostLimitExceeded(option: heaviest?.option ?? "source", cost: total,
                                     limit: "--max-request-cost (\(Int(operations / 1_000_000)) million pixel operations)")
         }
