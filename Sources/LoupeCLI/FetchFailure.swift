@@ -52,7 +52,7 @@ struct FetchFailure: Error, Sendable, Equatable {
         case .httpStatus: .http
         case .tooLarge: .tooLarge
         case .unsupportedFormat, .codecUnavailable: .unsupportedFormat
-        case .limitExceeded: .limitExceeded
+        case .limitExceeded, .tooExpensive: .limitExceeded
         case .corrupt, .processingFailed: .corrupt
         case .unreadableFile, .encodingFailed, .cancelled, .other: .io
         }

@@ -18,4 +18,13 @@ public protocol SourceScaledProcessing: ImageProcessing {
     /// Processes `bitmap`, an upright decode of a `sourceWidth`×`sourceHeight` source at some
     /// scale not below ``minimumSourceScale(sourceWidth:sourceHeight:)`` (possibly the full size).
     func process(_ bitmap: Bitmap, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> Bitmap
+
+    /// Refuses, from the source's header alone before a pixel is decoded, a source that this
+    /// processor's work would make too costly (``CostLimitExceeded``); `maximumFrames` is how
+    /// many of an animation's frames are decoded. The default accepts every source.
+    func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded)
+}
+
+extension SourceScaledProcessing {
+    public func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {}
 }

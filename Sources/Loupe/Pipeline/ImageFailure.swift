@@ -30,6 +30,9 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case codecUnavailable
         /// The image is past the pixel, frame or size limits (from its header, before decoding).
         case limitExceeded
+        /// The work the request asks of the image is over a cost limit (estimated from its
+        /// header and the processors, before decoding).
+        case tooExpensive
         /// The data claims a supported format but cannot be decoded.
         case corrupt
         /// A processor refused the image (a crop outside it, a bad parameter).
@@ -67,6 +70,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case let error as ImageCodecError: self.init(codec: error)
         case let error as ProcessingError:
             if case .invalidSize = error { self.init(.limitExceeded, error.description) } else { self.init(.processingFailed, error.description) }
+        case let error as CostLimitExceeded: self.init(.tooExpensive, error.description)
         case is CancellationError: self.init(.cancelled, "cancelled")
         default: self.init(.other, "\(error)")
         }

@@ -67,7 +67,7 @@ package final class DecodeStage: Sendable {
         /// request from disk, without asking the server, until it expires. Data over the decoding
         /// limits is valid and stays: downloading it again would only fail again.
         private func discardUndecodableData(_ fetched: FetchedData, forKey dataKey: String, error: ImagePipelineError) {
-            guard fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
+            guard case .decodingFailed = error, fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
                   let dataCacheWriter = context.dataCacheWriter, dataCacheWriter.entry(forKey: dataKey)?.data == fetched.data
             else { return }
             dataCacheWriter.remove(forKey: dataKey)
@@ -87,6 +87,14 @@ package final class DecodeStage: Sendable {
             let ((container, reservation), duration) = try await context.runProcessingWork(priority: priority) {
                 // The header, read once more before the decode, only where someone needs it.
                 let metadata = sourceScaling != nil || budget != nil ? try? decoder.metadata(of: data) : nil
+                // Refused from the header, before the decode's memory is taken.
+                if let sourceScaling, let metadata {
+                    do {
+                        try sourceScaling.checkSource(metadata, maximumFrames: maximumFrames)
+                    } catch {
+                        throw ImagePipelineError.processingFailed(processor: sourceScaling.identifier, error)
+                    }
+                }
                 let minimumScale = metadata.flatMap { DecodeStage.minimumScale(of: $0, for: sourceScaling) }
                 // Taken on the worker, without waiting: the decode is committed, and only the end
                 // of its pixels (processed, or the request done) gives the memory back; on failure

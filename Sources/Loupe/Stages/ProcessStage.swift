@@ -1,4 +1,5 @@
 import LoupeCaching
+import LoupeCodecs
 import LoupeProcessing
 
 /// The process stage: a request's processors run one at a time, each on the result of the ones
@@ -51,25 +52,34 @@ final class ProcessStage: Sendable {
             let turned = metadata.orientation.swapsDimensions
             let (sourceWidth, sourceHeight) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
             let inputLaterFrames = staged.container.laterFrames
+            let budget = context.configuration.memoryBudget
             // Every frame of an animation through the same step, one after the other in one work item.
-            let ((bitmap, laterFrames), duration) = try await context.runProcessingWork(priority: priority) {
+            let ((bitmap, laterFrames, reservation), duration) = try await context.runProcessingWork(priority: priority) {
+                // The step's buffers and output count against the memory budget while it runs, as
+                // a decode's pixels do (taken at once: the work is committed), then the output's
+                // pixels for as long as the image is held.
+                let working = budget.map { $0.reserveNow(ProcessStage.workingBytes(of: processor, input: input, frames: inputLaterFrames.count + 1)) }
+                defer { working?.release() }
+                let (bitmap, laterFrames): (Bitmap, [ImageFrame])
                 do {
                     // A still image (and a first-frame request) takes the plain path, without arrays.
                     if inputLaterFrames.isEmpty {
-                        if let scaling { return (try scaling.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight), inputLaterFrames) }
-                        return (try processor.process(input), inputLaterFrames)
+                        bitmap = try scaling.map { try $0.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight) } ?? processor.process(input)
+                        laterFrames = inputLaterFrames
+                    } else {
+                        // Animations (GIF, WebP) decode in full, so their frames need no source size.
+                        let processed = try processor.process(frames: [input] + inputLaterFrames.map(\.bitmap))
+                        guard processed.count == inputLaterFrames.count + 1, let first = processed.first else {
+                            throw ProcessingError.invalidParameter("\(processor.identifier) returned \(processed.count) frames for \(inputLaterFrames.count + 1)")
+                        }
+                        var frames = inputLaterFrames
+                        for index in frames.indices { frames[index].bitmap = processed[index + 1] }
+                        (bitmap, laterFrames) = (first, frames)
                     }
-                    // Animations (GIF, WebP) decode in full, so their frames need no source size.
-                    let processed = try processor.process(frames: [input] + inputLaterFrames.map(\.bitmap))
-                    guard processed.count == inputLaterFrames.count + 1, let first = processed.first else {
-                        throw ProcessingError.invalidParameter("\(processor.identifier) returned \(processed.count) frames for \(inputLaterFrames.count + 1)")
-                    }
-                    var laterFrames = inputLaterFrames
-                    for index in laterFrames.indices { laterFrames[index].bitmap = processed[index + 1] }
-                    return (first, laterFrames)
                 } catch {
                     throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
                 }
+                return (bitmap, laterFrames, budget.map { $0.reserveNow(bitmap.pixels.count * (laterFrames.count + 1)) })
             }
             context.recorder.record(.processorRuns)
             context.logger.debug("processed", metadata: [
@@ -79,9 +89,18 @@ final class ProcessStage: Sendable {
             staged.container.bitmap = bitmap
             staged.container.laterFrames = laterFrames
             // The input's pixels are no longer this image's: their share of the budget goes with them.
-            staged.reservation = nil
+            staged.reservation = reservation
             staged.timings.processing = (staged.timings.processing ?? .zero) + duration
             return staged
         }
+    }
+
+    /// The bytes a step allocates on `frames` frames of `input`'s size while it runs (its
+    /// scratch and output, as the step estimates them; an output of the input's size for a step
+    /// that does not).
+    static func workingBytes(of processor: any ImageProcessing, input: Bitmap, frames: Int) -> Int {
+        let estimate = (processor as? any CostEstimating)?.estimatedCost(width: input.width, height: input.height).bytes
+        let bytes = (estimate ?? Double(input.pixels.count)) * Double(max(1, frames))
+        return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
     }
 }

@@ -12,7 +12,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         if frames.count > 1, options.trimThreshold != nil {
             var untrimmed = options
             untrimmed.trimThreshold = nil
-            geometry = ImgproxyGeometry(options: untrimmed, filters: filters, resultLimit: resultLimit)
+            geometry = ImgproxyGeometry(options: untrimmed, filters: filters, resultLimit: resultLimit, cost: cost)
         }
         if frames.count > 1, let first = frames.first {
             let plan = geometry.plan(width: first.width, height: first.height)
@@ -45,6 +45,11 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         guard (try? checkLimits(plan, sourceWidth: sourceWidth, sourceHeight: sourceHeight)) != nil else { return 1 }
         let scale = max(plan.wScale, plan.hScale)
         return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+    }
+
+    /// The request's cost on this source, from its header alone, against its limit.
+    func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {
+        try cost?.check(self, source: metadata, maximumFrames: maximumFrames)
     }
 
     /// Whether these options may run on a smaller decode of the source.

@@ -16,9 +16,13 @@ struct ImgproxyGeometry: ImageProcessing {
     /// The server's largest result side: a result that extend, padding, zoom, dpr or enlarging
     /// would make larger than both this and the source is refused before it is allocated.
     let resultLimit: Int
+    /// The request's cost limit and what its URL adds to the geometry's cost, checked from the
+    /// source's header before a pixel is decoded; `nil` checks nothing.
+    var cost: RequestCostCheck?
 
     var identifier: String {
-        "loupe.imgproxy(\(options.geometryKey);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ",")))"
+        "loupe.imgproxy(\(options.geometryKey);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ","))"
+            + (cost.map { ";cost=\($0.key)" } ?? "") + ")"
     }
 
     /// The sizes imgproxy derives from the (trimmed) image's size and the options.

@@ -125,13 +125,13 @@ final class ImageService: Sendable {
         // so a changed image or --watermark-opacity is a new result even in the disk cache.
         let markKey = mark.map { ";" + $0.identifier } ?? ""
         let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey)\(markKey);f=\(formatDecision)")
-        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
-                                        watermark: mark)
-        if let local { request.cacheKey = local.pipelineKey }
         // Frames are decoded only for a result that can keep them (a negotiated AVIF may turn WebP).
-        if format.map({ $0.animates || (negotiated && $0 == .avif) }) ?? true {
-            request.maximumFrames = options.maxAnimationFrames ?? 1
-        }
+        let frames = format.map({ $0.animates || (negotiated && $0 == .avif) }) ?? true ? options.maxAnimationFrames ?? 1 : 1
+        let cost = RequestCostCheck(options: options, format: format, watermark: mark, maximumFrames: frames, settings: settings)
+        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
+                                        watermark: mark, cost: cost)
+        if let local { request.cacheKey = local.pipelineKey }
+        request.maximumFrames = frames
         return Plan(url: url, options: options, negotiated: negotiated, format: format, acceptsWebP: acceptsWebP, resultKey: resultKey,
                     request: request, lastModified: local?.attributes.modified)
     }
@@ -230,7 +230,11 @@ final class ImageService: Sendable {
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool.
-        let (result, encodeStart) = try await encodingQueue.runOffPool(priority: priority) {
+        let (result, encodeStart) = try await encodingQueue.runOffPool(priority: priority) { [memoryBudget = self.memoryBudget] in
+            // The encoder's buffers and output count against the memory budget while it runs.
+            let frames = format.animates ? container.laterFrames.count + 1 : 1
+            let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames) * RequestCost.encodeBytes(format)))
+            defer { buffers.release() }
             let encodeStart = ContinuousClock.now
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
@@ -261,19 +265,23 @@ final class ImageService: Sendable {
     /// into a square box (JPEG shrinks in the DCT); else imgproxy's geometry as one processor,
     /// filters inside it (imgproxy filters before extending and padding), which has the
     /// pipeline decode a JPEG at the smallest scale its result needs; then the background, then
-    /// the watermark.
+    /// the watermark. With `cost`, a request that some source the server accepts could take
+    /// over the cost limit always gets the geometry, which checks it from the source's header.
     static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
-                             resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil) -> ImageRequest {
+                             resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
+                             cost: RequestCostCheck? = nil) -> ImageRequest {
         let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        if let box = options.plainFitBox, box.width == box.height {
+        var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
+        if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }
+        if let box = options.plainFitBox, box.width == box.height, geometry.cost == nil {
             // In a square box the longest side binds; in any other, the geometry finds the side
             // that does.
             thumbnail = box.width
             processors += filters
-        } else if options.changesGeometry {
-            processors.append(ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit))
+        } else if options.changesGeometry || geometry.cost != nil {
+            processors.append(geometry)
         } else {
             processors += filters
         }

@@ -68,6 +68,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             // failure, not to the client.
             return ServiceError(415, "unsupportedFormat", "the source is a \(failure.format.map { "\($0)" } ?? "") image, which this server cannot decode")
         case .limitExceeded: return ServiceError(422, "tooManyPixels", "the source exceeds the pixel limits (refused from its header): \(message)")
+        case .tooExpensive: return ServiceError(422, "tooExpensive", message)
         case .corrupt: return ServiceError(422, "corruptImage", "the source image cannot be decoded: \(message)")
         case .processingFailed: return ServiceError(422, "processingFailed", "processing failed: \(message)")
         case .encodingFailed: return ServiceError(422, "encodingFailed", "the result cannot be encoded: \(message)")

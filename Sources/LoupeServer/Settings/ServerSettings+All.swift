@@ -57,6 +57,8 @@ extension ServerSettings {
                 "most frames of an animation kept, the rest dropped; 1 answers the first frame, as imgproxy's default", imgproxy: [
             ImgproxyVariable("IMGPROXY_MAX_ANIMATION_FRAMES", "the most frames of an animation kept; imgproxy's default 1 answers the first frame, Loupe's 100 keeps animations (set 1 for imgproxy's)"),
         ]),
+        Setting("max-request-cost", .integer(in: 1...1_000_000_000), \.maximumRequestCost,
+                "most one request may cost, in millions of pixel operations, estimated before decoding; over it 422"),
         Setting("workers", .integer(in: 1...1024), \.workers, "decodes and processing at once", unset: "cores", imgproxy: [
             ImgproxyVariable("IMGPROXY_WORKERS", "a whole number"),
             ImgproxyVariable("IMGPROXY_CONCURRENCY", "imgproxy's older name, below `IMGPROXY_WORKERS`"),

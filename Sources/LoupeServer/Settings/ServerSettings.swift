@@ -44,6 +44,12 @@ public struct ServerSettings: Sendable {
     /// of a GIF; the frames kept times the canvas count against ``maximumSourcePixels``, from
     /// the header, so the default bounds the work as the pixel limit does.
     public var maximumAnimationFrames = 100
+    /// The most one request may cost, in millions of pixel operations (about a second of one
+    /// core per thousand), estimated from the source's header and the URL before a pixel is
+    /// decoded (``RequestCostLimit``); a request over it is refused with 422 naming the option
+    /// that weighs most. The default lets a 50-megapixel photo through at full size as JPEG or
+    /// WebP and refuses blurs, sharpens and lossless or AVIF encodes of results that large.
+    public var maximumRequestCost = 8_000
     /// Decodes and processing at once.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Requests that may wait for a worker; beyond, 429.
