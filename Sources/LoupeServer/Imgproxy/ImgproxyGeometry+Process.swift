@@ -47,9 +47,15 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         return scale.isFinite && scale > 0 ? min(scale, 1) : 1
     }
 
-    /// The request's cost on this source, from its header alone, against its limit.
+    /// The request's cost on this source, from its header alone, against its limit. A result
+    /// over the size limits is left to those (imgproxy's `max_result_dimension` error, raised
+    /// before the result is allocated), which name the cause more exactly than its cost would.
     func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {
-        try cost?.check(self, source: metadata, maximumFrames: maximumFrames)
+        guard let cost else { return }
+        let turned = metadata.orientation.swapsDimensions
+        let width = max(1, turned ? metadata.height : metadata.width), height = max(1, turned ? metadata.width : metadata.height)
+        guard (try? checkLimits(plan(width: width, height: height), sourceWidth: width, sourceHeight: height)) != nil else { return }
+        try cost.check(self, source: metadata, maximumFrames: maximumFrames)
     }
 
     /// Whether these options may run on a smaller decode of the source.
