@@ -111,11 +111,11 @@ import Testing
                 #expect(result.sizes.allSatisfy { $0 == [30, 20] }, "\(options)")
                 #expect(result.centres.enumerated().allSatisfy { Self.matches($1, Self.frameColours[$0]) }, "\(options)")
             }
-            // Enlarged, each frame would be within the side limit, but the frames together cost
-            // more than a request may: refused from the header, before any frame is decoded.
+            // Enlarged, the frames scaled before the fill's crop pass the side limit: refused by
+            // the limits (all frames together checked first), not by cost, before any is made.
             let enlarged = try await server.request("/insecure/rs:fill:8000:8000/el:1/plain/local:///a.gif")
-            #expect(enlarged.status == 422 && enlarged.json["kind"] as? String == "tooExpensive")
-            #expect((enlarged.json["message"] as? String)?.contains("'enlarge'") == true)
+            #expect(enlarged.status == 422 && enlarged.json["kind"] as? String == "processingFailed")
+            #expect((enlarged.json["message"] as? String)?.contains("4 frames of 8000x8000") == true, "\(enlarged.json)")
             let bad = try await server.request("/insecure/maf:0/plain/local:///a.gif")
             #expect(bad.status == 400 && bad.json["kind"] as? String == "badOption")
             // /info reports every frame of the source, whatever the limit keeps.

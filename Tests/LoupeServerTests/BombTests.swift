@@ -125,8 +125,7 @@ import Glibc
             let bySize = answer.json["kind"] as? String == "processingFailed" && message.contains("8192")
             #expect(byCost || bySize, "\(bomb): \(message)")
             // "At once": no decode of a large result, no waiting for a worker. The bound leaves
-            // room for the other tests running beside this one on two cores; a quiet run's
-            // figures are in BENCHMARKS.md.
+            // room for the other tests running beside this one on two cores.
             #expect(answer.duration < .seconds(1), "\(bomb): refused after \(answer.duration)")
         } else {
             #expect(answer.status == 200, "\(bomb): \(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
