@@ -6,7 +6,7 @@ import LoupeProcessing
 /// `/%signature/%options/%base64url_source.%extension` (the base64 may be split by `/`).
 ///
 /// Pure: no server, no clock but the one passed in. Options are read by their declarations
-/// (``ImgproxyOption``); an option Loupe does not support is an error naming it, never ignored.
+/// (`ImgproxyOption`); an option Loupe does not support is an error naming it, never ignored.
 public struct ImgproxyURL: Sendable, Equatable {
     /// The first segment: a signature, or `insecure` / `_`.
     public var signature: String

@@ -3,7 +3,7 @@ import LoupeProcessing
 
 /// What an imgproxy-style URL asks for, parsed and checked: the options Loupe supports, with
 /// imgproxy's defaults. A value; each field is declared by the option that sets it
-/// (``ImgproxyOption``), and its ``resultKey`` names everything that changes the result.
+/// (`ImgproxyOption`), and its `resultKey` names everything that changes the result.
 public struct ProcessingOptions: Sendable, Equatable {
     /// `resize`/`rs` type and `resizing_type`: how the image maps onto the box.
     public var resizingType: BoxResize.Mode = .fit

@@ -5,7 +5,7 @@ import Foundation
 /// Loupe setting, in that setting's own format (each variable declared with its setting in
 /// ``ServerSettings/all``, units and formats converted there), below the setting's flag and its
 /// `LOUPE_*` variable; each one it cannot is named at start-up with the reason
-/// (``ignored(in:)``). docs/imgproxy-environment.md lists them all (``documentationRows``).
+/// (``ignored(in:)``). docs/imgproxy-environment.md lists them all, held to the declarations by a test.
 public enum ImgproxyEnvironment {
     /// What one variable's value means to Loupe.
     enum Outcome: Equatable, Sendable {

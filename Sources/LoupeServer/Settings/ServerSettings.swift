@@ -46,7 +46,7 @@ public struct ServerSettings: Sendable {
     public var maximumAnimationFrames = 100
     /// The most one request may cost, in millions of pixel operations (about a second of one
     /// core per thousand), estimated from the source's header and the URL before a pixel is
-    /// decoded (``RequestCostLimit``); a request over it is refused with 422 naming the option
+    /// decoded (`RequestCostLimit`); a request over it is refused with 422 naming the option
     /// that weighs most. The default lets a 50-megapixel photo through at full size as JPEG or
     /// WebP and refuses blurs, sharpens and lossless or AVIF encodes of results that large.
     public var maximumRequestCost = 8_000
