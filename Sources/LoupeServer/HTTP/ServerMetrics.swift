@@ -10,6 +10,7 @@ final class ServerMetrics: Sendable {
     let resultCacheHits: Counter
     let inFlight: Gauge
     private let queueDepth: Gauge
+    private let secondsPerRequest: Gauge
     /// 429s by reason (``AdmissionGate/Refusal``), made once each.
     private let refusals: [AdmissionGate.Refusal: Counter]
     private let budgetInUse: Gauge
@@ -31,6 +32,8 @@ final class ServerMetrics: Sendable {
         resultCacheHits = registry.makeCounter(descriptor: Self.name("result_cache_hits", "total", "Results served from the result cache"))
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "", "Requests being answered"))
         queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "", "Image requests admitted, waiting or working"))
+        secondsPerRequest = registry.makeGauge(descriptor: Self.name(
+            "admission_estimate", "seconds", "Time the line spends per image request, as admission estimates it (0 before any finished)"))
         var refusals: [AdmissionGate.Refusal: Counter] = [:]
         for reason in AdmissionGate.Refusal.allCases {
             refusals[reason] = registry.makeCounter(descriptor: Self.name("refused_requests", "total", "Requests refused with 429, by reason"),
@@ -91,8 +94,10 @@ final class ServerMetrics: Sendable {
     }
 
     /// The exposition text, with the gauges that are read rather than counted brought up to date.
-    func exposition(pipeline: ImagePipeline, admitted: Int, budget: MemoryBudget? = nil, encodingQueue: WorkQueue? = nil) -> [UInt8] {
+    func exposition(pipeline: ImagePipeline, admitted: Int, secondsPerRequest: Double?, budget: MemoryBudget? = nil,
+                    encodingQueue: WorkQueue? = nil) -> [UInt8] {
         queueDepth.set(Double(admitted))
+        self.secondsPerRequest.set(secondsPerRequest ?? 0)
         waiting["download"]?.set(Double(pipeline.waitingDataLoads))
         waiting["processing"]?.set(Double(pipeline.waitingProcessing))
         if let encodingQueue { waiting["encode"]?.set(Double(encodingQueue.waitingCount)) }

@@ -87,7 +87,8 @@ struct ServiceEndpoints: Sendable {
     }
 
     private func metrics() -> Response {
-        let text = service.metrics.exposition(pipeline: service.pipeline, admitted: service.gate.count, budget: service.memoryBudget,
+        let text = service.metrics.exposition(pipeline: service.pipeline, admitted: service.gate.count,
+                                              secondsPerRequest: service.gate.serviceTime.secondsPerRequest, budget: service.memoryBudget,
                                               encodingQueue: service.encodingQueue)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
