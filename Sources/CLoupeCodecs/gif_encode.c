@@ -283,7 +283,7 @@ done:
     free(indices);
     if (status != LC_OK) {
         free(writer.output.bytes);
-        return LC_ERROR;
+        return status;
     }
     *out = writer.output.bytes;
     *out_size = writer.output.size;

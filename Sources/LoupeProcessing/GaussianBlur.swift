@@ -34,7 +34,9 @@ public struct GaussianBlur: ImageProcessing {
         // Checked once per row: a row costs thousands of multiplications, the check one load.
         let cancellation = WorkCancellation.current
         // Horizontal pass into premultiplied floats, then vertical pass into bytes; edges clamp.
-        var horizontal = [SIMD4<Float>](repeating: .zero, count: width * height)
+        // Not zero-filled first: the pass writes every element, and filling hundreds of megabytes
+        // would run before the first check.
+        var horizontal = [SIMD4<Float>](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
         try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
             var row = [SIMD4<Float>](repeating: .zero, count: width)
             for y in 0..<height {

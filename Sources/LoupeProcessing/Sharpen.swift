@@ -38,7 +38,9 @@ public struct Sharpen: ImageProcessing {
 
         // Checked once per row of each pass (a row costs thousands of operations, the check one load).
         let cancellation = WorkCancellation.current
-        var lab = [SIMD4<Float>](repeating: .zero, count: width * height)
+        // Not zero-filled first: each pass writes every element, and filling hundreds of megabytes
+        // would run before the first check.
+        var lab = [SIMD4<Float>](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
         try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
             for y in 0..<height {
                 try cancellation?.check(ProcessingError.cancelled)
@@ -53,7 +55,7 @@ public struct Sharpen: ImageProcessing {
             }
         }
         // The blurred lightness: a horizontal pass, then a vertical one; edges repeat.
-        var horizontal = [Float](repeating: 0, count: width * height)
+        var horizontal = [Float](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
         for y in 0..<height {
             try cancellation?.check(ProcessingError.cancelled)
             let row = y * width
