@@ -10,8 +10,8 @@ import Testing
 @Suite struct ServeSourceLoadingTests {
     /// `loupe serve --download-timeout 3` with the origin (127.0.0.1) let through the guard.
     func withServer(_ body: (Int) async throws -> Void) async throws {
-        let child = try ServerProcess(arguments: [
-            "serve", "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
+        let child = try ServeProcess([
+            "--port", "0", "--allow-unsigned", "--permit-addresses", "127.0.0.1", "--quiet",
             "--download-timeout", "3", "--request-timeout", "30",
         ])
         defer { child.kill() }

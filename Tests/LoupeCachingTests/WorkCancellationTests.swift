@@ -46,7 +46,9 @@ import Testing
         let cancelled = ContinuousClock.now
         task.cancel()
         await #expect(throws: Stopped.self) { try await task.value }
-        #expect(cancelled.duration(to: .now) < .milliseconds(250))
+        // Stopped at its next check, not after its 60 s: the bound tells the two apart with room
+        // for ThreadSanitizer on a busy machine (how soon is measured, not asserted here).
+        #expect(cancelled.duration(to: .now) < .seconds(5))
         #expect(queue.runningCount == 0)
         // The next work gets the slot.
         #expect(try await queue.runOffPool(priority: LoadPriority(.medium)) { 7 } == 7)
@@ -91,10 +93,11 @@ import Testing
                     return index
                 }
             }
-            return await group.reduce(0) { $0 + 1 }
+            return await group.reduce(0) { count, _ in count + 1 }
         }
         #expect(finished == cores * 8)
-        #expect(start.duration(to: .now) < .seconds(1))
+        // While the spinners compute (30 s unless cancelled), not after them.
+        #expect(start.duration(to: .now) < .seconds(10))
         for spinner in spinners {
             spinner.cancel()
             await #expect(throws: Stopped.self) { try await spinner.value }

@@ -5,8 +5,8 @@ import Testing
 
 /// Each encoder stops when its work is cancelled (the ``LoupeCaching/WorkCancellation`` a
 /// ``LoupeCaching/WorkQueue`` installs, polled through the libraries' progress callbacks and
-/// between rows and frames): ``ImageCodecError/cancelled``, no output, within 250 ms of the
-/// cancellation. Serialized: each encodes a large image.
+/// between rows and frames): ``ImageCodecError/cancelled``, no output, at its next check (well
+/// under a second). Serialized: each encodes a large image.
 @Suite(.serialized) struct EncoderCancellationTests {
     /// A format and a noise image it takes well over the cancellation's delay to encode.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -47,7 +47,9 @@ import Testing
         let run = try await CancelledWork.run(after: .milliseconds(100)) { try ImageEncoder().encode(frames, loopCount: 0, as: format) }
         #expect(run.result == nil, "the encode finished before its cancellation: the case needs a larger input")
         #expect(run.error as? ImageCodecError == .cancelled)
-        #expect(run.stoppedAfter < .milliseconds(250))
+        // At its next check, not at its end (seconds away): the bound tells the two apart with
+        // room for a debug build on a busy machine. How soon, in release, is measured apart.
+        #expect(run.stoppedAfter < .seconds(1), "\(run.stoppedAfter)")
     }
 
     @Test(arguments: [ImageEncoder.Format.jpeg(quality: 80), .png, .webp(quality: 80), .webpLossless, .avif(quality: 60), .gif])

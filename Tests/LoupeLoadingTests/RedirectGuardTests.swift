@@ -20,8 +20,9 @@ import Testing
     static let originHost = "127.0.0.3"
     let policy = NetworkAddressPolicy(permittedAddresses: [Self.originHost])
 
-    /// Runs an origin whose `/hop/n` redirects to `/hop/n-1` and `/hop/1` to `target`, and
-    /// returns the URL that reaches `target` after `redirects` redirects.
+    /// Runs `body` beside an origin whose `/hop/n` redirects to `/hop/n-1` and `/hop/1` to
+    /// `target` (so `/hop/n` reaches `target` after n redirects); returns what `body` returns.
+    @discardableResult
     func withOrigin<Result>(redirectingTo target: String, _ body: (OriginServer) async throws -> Result) async throws -> Result {
         try await OriginServer.run(host: Self.originHost, handler: { request in
             guard request.path.hasPrefix("/hop/"), let n = Int(request.path.dropFirst("/hop/".count)), n >= 1 else {
@@ -90,7 +91,7 @@ import Testing
     /// then waits for headers that never come, and says so.
     @Test func anUnguardedLoadDoesConnect() async throws {
         let hidden = try QuietListener(host: "127.0.0.2")
-        let loader = AsyncHTTPClientDataLoader(limits: HTTPLoadingLimits(totalTimeout: .milliseconds(500)))
+        let loader = AsyncHTTPClientDataLoader(limits: HTTPLoadingLimits(totalTimeout: .seconds(2)))
         let target = "http://127.0.0.2:\(hidden.port)/secret"
         try await withOrigin(redirectingTo: target) { origin in
             await #expect(throws: DataLoadingError.timedOut(.response)) {

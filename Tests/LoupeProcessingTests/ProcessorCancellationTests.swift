@@ -6,7 +6,7 @@ import Testing
 
 /// Each processor whose work grows with the image stops when its work is cancelled (the
 /// ``LoupeCaching/WorkCancellation`` a ``LoupeCaching/WorkQueue`` installs): with
-/// ``ProcessingError/cancelled``, no partial bitmap, within 250 ms of the cancellation.
+/// ``ProcessingError/cancelled``, no partial bitmap, at its next check (a row or band).
 /// Serialized: each holds a large image and every core it can get.
 @Suite(.serialized) struct ProcessorCancellationTests {
     /// A processor and an input on which it computes for well over the cancellation's delay.
@@ -38,7 +38,9 @@ import Testing
         let run = try await CancelledWork.run(after: .milliseconds(100)) { try processor.process(input) }
         #expect(run.result == nil, "\(test.name) finished before its cancellation: the case needs a larger input")
         #expect(run.error as? ProcessingError == .cancelled)
-        #expect(run.stoppedAfter < .milliseconds(250))
+        // At its next check, not at its end (seconds away): the bound tells the two apart with
+        // room for a debug build on a busy machine. How soon, in release, is measured apart.
+        #expect(run.stoppedAfter < .seconds(1), "\(run.stoppedAfter)")
     }
 
     @Test(arguments: cases)
