@@ -58,7 +58,8 @@ let package = Package(
         .target(name: "CLoupeCodecs", dependencies: ["CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS"],
                 linkerSettings: [.linkedLibrary("gif"), .linkedLibrary("deflate"), .linkedLibrary("imagequant"),
                                 .linkedLibrary("webpmux")]),
-        .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs"], swiftSettings: strict),
+        // The caching core for its one cancellation signal (WorkCancellation), which the encoders poll.
+        .target(name: "LoupeCodecs", dependencies: ["CLoupeCodecs", "LoupeCaching"], swiftSettings: strict),
         // libFuzzer targets (Scripts/ci/fuzz.sh) and the driver they share; not products.
         .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver", swiftSettings: strict),
         .executableTarget(name: "LoupeCodecsFuzz", dependencies: ["FuzzDriver", "LoupeCodecs"], path: "Fuzz/LoupeCodecsFuzz", swiftSettings: strict),
@@ -72,8 +73,8 @@ let package = Package(
             path: "Probes/LoupeCodecLibraryProbe", swiftSettings: strict),
 
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
-        // the data-level colour helpers).
-        .target(name: "LoupeProcessing", dependencies: ["LoupeCodecs"], swiftSettings: strict),
+        // the data-level colour helpers), and on the caching core's cancellation signal.
+        .target(name: "LoupeProcessing", dependencies: ["LoupeCaching", "LoupeCodecs"], swiftSettings: strict),
 
         // Loading: bytes for a URL over HTTP(S), file and data URLs; knows nothing about images.
         .target(

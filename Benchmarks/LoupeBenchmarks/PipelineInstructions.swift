@@ -24,11 +24,14 @@ import LoupeCodecs
 /// - `stage`: the pipeline's own code for the same: the header check of a download
 ///   (`checkDownloadedImage`) and the decode stage's work (`decodeWork`);
 /// - `pipeline-1`, `pipeline-32`: the pipeline's thumbnail path, every load cold, one at a time
-///   and 32 at a time (loads per run at least the concurrency).
+///   and 32 at a time (loads per run at least the concurrency);
+/// - `process-encode`: the processors and encoders whose loops check for cancellation, on a
+///   decoded 1024×768 photo, under a `WorkCancellation` as a worker runs them: a 512 px resize,
+///   a blur of σ 3, a sharpen of σ 1, a pixelate of 4, then JPEG and PNG encodes.
 ///
 /// The callgrind profiles stay in the printed folder for `callgrind_annotate`.
 enum PipelineInstructions {
-    static let modes = ["decode", "stage", "pipeline-1", "pipeline-32"]
+    static let modes = ["decode", "stage", "pipeline-1", "pipeline-32", "process-encode"]
     private static let imageCount = 8
 
     static func run() async throws {
@@ -112,6 +115,16 @@ enum PipelineInstructions {
         switch mode {
         case "decode":
             for index in 0..<loads { blackHole(try PipelineBenchmark.bareThumbnail(images[index % imageCount], decoder: decoder)) }
+        case "process-encode":
+            let bitmaps = try images.map { try decoder.decode($0, options: DecodingOptions(firstFrameOnly: true)).bitmap }
+            let steps = ProcessorChain([Resize(maxPixelSize: 512), GaussianBlur(sigma: 3), Sharpen(sigma: 1), Pixelate(size: 4)])
+            try WorkCancellation().install {
+                for index in 0..<loads {
+                    let processed = try steps.process(bitmaps[index % imageCount])
+                    blackHole(try ImageEncoder().encode(processed, as: .jpeg(quality: 80)))
+                    blackHole(try ImageEncoder().encode(processed, as: .png))
+                }
+            }
         case "stage":
             for index in 0..<loads {
                 let data = images[index % imageCount]

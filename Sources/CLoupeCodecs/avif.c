@@ -6,6 +6,7 @@
 // libavif is not linked: every call goes through `lib`, its table from codec_libraries.h, loaded
 // on the first create or encode (lazy_library.h says why).
 #include "CLoupeCodecs.h"
+#include "encoder_setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,8 @@ void lc_avif_destroy(lc_avif *self) {
 }
 
 int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
-                   int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message) {
+                   int speed, const uint8_t *icc, size_t icc_size, const lc_cancel *cancel, uint8_t **out, size_t *out_size,
+                   char *message) {
     const lc_avif_functions *lib = lc_avif_functions_load(message);
     if (!lib) return LC_ERROR;
     int status = LC_ERROR;
@@ -139,6 +141,12 @@ int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     avifResult result = lib->avifImageRGBToYUV(image, &rgb);
     if (result != AVIF_RESULT_OK) {
         report(lib, result, NULL, message);
+        goto done;
+    }
+    // libavif has no progress callback: the check runs between the colour conversion and the
+    // AV1 encode, which then runs to its end.
+    if (lc_encode_cancelled(cancel, message)) {
+        status = LC_CANCELLED;
         goto done;
     }
     encoder = lib->avifEncoderCreate();

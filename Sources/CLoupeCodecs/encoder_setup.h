@@ -6,6 +6,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "CLoupeCodecs.h"
+
+// Whether `cancel` (may be NULL) asks the encode to stop; sets "cancelled" in `message` when so.
+static inline int lc_encode_cancelled(const lc_cancel *cancel, char *message) {
+    if (!cancel || !cancel->is_cancelled || !cancel->is_cancelled(cancel->context)) return 0;
+    message[0] = 0;
+    strncat(message, "cancelled", LC_MESSAGE_CAPACITY - 1);
+    return 1;
+}
 
 // An encoder's state of `size` bytes, zeroed; NULL, with "out of memory" in `message`, when it
 // cannot be had.

@@ -183,6 +183,14 @@ done:
     return status;
 }
 
+// libimagequant's progress callback, during each palette's search: returning 0 aborts it
+// (LIQ_ABORTED), and the frame loop then sees the cancellation.
+static int continue_unless_cancelled(float progress_percent, void *user_info) {
+    (void)progress_percent;
+    const lc_cancel *cancel = (const lc_cancel *)user_info;
+    return !cancel->is_cancelled(cancel->context);
+}
+
 static int put_loop_count(GifFileType *gif, int loop_count) {
     static const GifByteType application[11] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
     GifByteType loop[3] = {1, (GifByteType)(loop_count & 0xFF), (GifByteType)((loop_count >> 8) & 0xFF)};
@@ -193,7 +201,8 @@ static int put_loop_count(GifFileType *gif, int loop_count) {
 }
 
 int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32_t count, uint32_t width, uint32_t height,
-                  size_t stride, int loop_count, int speed, uint8_t **out, size_t *out_size, char *message) {
+                  size_t stride, int loop_count, int speed, const lc_cancel *cancel, uint8_t **out, size_t *out_size,
+                  char *message) {
     if (count == 0 || width == 0 || height == 0 || width > 65535 || height > 65535) {
         snprintf(message, LC_MESSAGE_CAPACITY, "GIF cannot hold %u frames of %ux%u", count, width, height);
         return LC_ERROR;
@@ -224,11 +233,19 @@ int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32
         gif_message(message, "GIF loop count", gif->Error);
         goto done;
     }
+    if (cancel) liq_attr_set_progress_callback(palette.attr, continue_unless_cancelled, (void *)cancel);
     for (uint32_t i = 0; i < count; i++) {
+        if (lc_encode_cancelled(cancel, message)) {
+            status = LC_CANCELLED;
+            goto done;
+        }
         ColorMapObject *map = NULL;
         int transparent = -1;
         int has_transparency = cut_alpha(frames[i], width, height, stride, scratch);
-        if (remap_frame(&palette, scratch, has_transparency, width, height, speed, indices, &map, &transparent, message) != LC_OK) goto done;
+        if (remap_frame(&palette, scratch, has_transparency, width, height, speed, indices, &map, &transparent, message) != LC_OK) {
+            if (lc_encode_cancelled(cancel, message)) status = LC_CANCELLED;
+            goto done;
+        }
         GraphicsControlBlock gcb = {
             .DisposalMode = transparent >= 0 ? DISPOSE_BACKGROUND : DISPOSE_DO_NOT,
             .UserInputFlag = false,
@@ -266,7 +283,7 @@ done:
     free(indices);
     if (status != LC_OK) {
         free(writer.output.bytes);
-        return LC_ERROR;
+        return status;
     }
     *out = writer.output.bytes;
     *out_size = writer.output.size;

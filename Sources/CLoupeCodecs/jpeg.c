@@ -181,7 +181,20 @@ typedef struct {
     lc_jpeg_error error;
     struct jpeg_destination_mgr dest;
     lc_output_buffer output;
+    struct jpeg_progress_mgr progress;
+    const lc_cancel *cancel;
+    int cancelled;
 } lc_jpeg_encoder;
+
+// libjpeg-turbo calls this at each jpeg_write_scanlines and at each row of the passes that
+// jpeg_finish_compress runs (all of a progressive file's): where a cancelled encode stops.
+static void on_encode_progress(j_common_ptr common) {
+    lc_jpeg_encoder *enc = (lc_jpeg_encoder *)common->client_data;
+    if (lc_encode_cancelled(enc->cancel, enc->error.message)) {
+        enc->cancelled = 1;
+        longjmp(enc->error.jump, 1);
+    }
+}
 
 static void dest_init(j_compress_ptr cinfo) { (void)cinfo; }
 
@@ -201,9 +214,13 @@ static void dest_term(j_compress_ptr cinfo) {
 
 static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
                        int quality, int progressive) {
-    if (setjmp(enc->error.jump)) return LC_ERROR;
+    if (setjmp(enc->error.jump)) return enc->cancelled ? LC_CANCELLED : LC_ERROR;
     jpeg_create_compress(&enc->cinfo);
     enc->cinfo.client_data = enc;
+    if (enc->cancel) {
+        enc->progress.progress_monitor = on_encode_progress;
+        enc->cinfo.progress = &enc->progress;
+    }
     // The first allocation (64 KiB); dest_grow doubles it.
     if (lc_output_buffer_reserve(&enc->output, 1)) ERREXIT1(&enc->cinfo, JERR_OUT_OF_MEMORY, 0);
     enc->dest.next_output_byte = enc->output.bytes;
@@ -229,9 +246,10 @@ static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width
 }
 
 int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
-                   int progressive, uint8_t **out, size_t *out_size, char *message) {
+                   int progressive, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     lc_jpeg_encoder *enc = lc_encoder_state(sizeof *enc, message);
     if (!enc) return LC_ERROR;
+    enc->cancel = cancel;
     install_error_manager(&enc->error.base);
     enc->cinfo.err = &enc->error.base;
     int status = encode_into(enc, rgba, width, height, stride, quality, progressive);

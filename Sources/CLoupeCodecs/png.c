@@ -283,7 +283,7 @@ static void write_to_memory(png_structp png, png_bytep bytes, size_t length) {
 static void flush_memory(png_structp png) { (void)png; }
 
 static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                           int has_alpha, int level) {
+                           int has_alpha, int level, const lc_cancel *cancel) {
     if (setjmp(enc->jump)) return LC_ERROR;
     png_set_write_fn(enc->png, enc, write_to_memory, flush_memory);
     png_set_IHDR(enc->png, enc->info, width, height, 8, has_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
@@ -295,6 +295,8 @@ static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t wi
         if (!enc->row) png_error(enc->png, "out of memory");
     }
     for (uint32_t y = 0; y < height; y++) {
+        // Each row is filtered and deflated as it is written: a check per row bounds the wait.
+        if (lc_encode_cancelled(cancel, enc->message)) return LC_CANCELLED;
         const uint8_t *source = rgba + (size_t)y * stride;
         if (has_alpha) {
             png_write_row(enc->png, source);
@@ -308,7 +310,7 @@ static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t wi
 }
 
 int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
-                  int compression_level, uint8_t **out, size_t *out_size, char *message) {
+                  int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     lc_png_encoder *enc = lc_encoder_state(sizeof *enc, message);
     if (!enc) return LC_ERROR;
     enc->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, enc, on_png_encode_error, on_png_warning);
@@ -317,7 +319,7 @@ int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t s
     if (!enc->png || !enc->info) {
         snprintf(enc->message, sizeof enc->message, "out of memory");
     } else {
-        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, compression_level);
+        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, compression_level, cancel);
     }
     if (enc->png) png_destroy_write_struct(&enc->png, enc->info ? &enc->info : NULL);
     free(enc->row);

@@ -2,6 +2,7 @@
 // composites animated frames (see CLoupeCodecs.h). libwebp reports errors by return value,
 // so no setjmp is needed here; this file exists so the Swift side sees one uniform C API.
 #include "CLoupeCodecs.h"
+#include "encoder_setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,8 +160,21 @@ static int write_to_buffer(const uint8_t *data, size_t size, const WebPPicture *
     return WebPMemoryWrite(data, size, picture);
 }
 
+// libwebp's progress hook: returning 0 aborts the encode (VP8_ENC_ERROR_USER_ABORT).
+static int continue_unless_cancelled(int percent, const WebPPicture *picture) {
+    (void)percent;
+    const lc_cancel *cancel = (const lc_cancel *)picture->user_data;
+    return !(cancel && cancel->is_cancelled && cancel->is_cancelled(cancel->context));
+}
+
+static void watch_cancel(WebPPicture *picture, const lc_cancel *cancel) {
+    if (!cancel) return;
+    picture->user_data = (void *)cancel;
+    picture->progress_hook = continue_unless_cancelled;
+}
+
 int lc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int lossless,
-                   float quality, uint8_t **out, size_t *out_size, char *message) {
+                   float quality, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     WebPConfig config;
     WebPPicture picture;
     if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) {
@@ -178,13 +192,15 @@ int lc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     WebPMemoryWriterInit(&writer);
     picture.writer = write_to_buffer;
     picture.custom_ptr = &writer;
+    watch_cancel(&picture, cancel);
     int ok = WebPPictureImportRGBA(&picture, rgba, (int)stride);
     if (ok) ok = WebPEncode(&config, &picture);
     if (!ok) {
-        snprintf(message, LC_MESSAGE_CAPACITY, "WebP encode failed (error %d)", (int)picture.error_code);
+        int cancelled = picture.error_code == VP8_ENC_ERROR_USER_ABORT && lc_encode_cancelled(cancel, message);
+        if (!cancelled) snprintf(message, LC_MESSAGE_CAPACITY, "WebP encode failed (error %d)", (int)picture.error_code);
         WebPPictureFree(&picture);
         WebPMemoryWriterClear(&writer);
-        return LC_ERROR;
+        return cancelled ? LC_CANCELLED : LC_ERROR;
     }
     WebPPictureFree(&picture);
     *out = writer.mem;  // allocated with WebPSafeMalloc, i.e. malloc: lc_free releases it

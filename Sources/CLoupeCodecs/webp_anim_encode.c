@@ -11,8 +11,8 @@
 #include "encoder_setup.h"
 
 int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durations_ms, uint32_t count, uint32_t width,
-                             uint32_t height, size_t stride, int lossless, float quality, int loop_count, uint8_t **out,
-                             size_t *out_size, char *message) {
+                             uint32_t height, size_t stride, int lossless, float quality, int loop_count,
+                             const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     if (count == 0 || width == 0 || height == 0 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
         snprintf(message, LC_MESSAGE_CAPACITY, "WebP cannot hold %u frames of %ux%u", count, width, height);
         return LC_ERROR;
@@ -36,6 +36,12 @@ int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durati
     WebPData assembled;
     WebPDataInit(&assembled);
     for (uint32_t i = 0; i < count; i++) {
+        // Between frames; the animation encoder encodes each frame's candidates with its own
+        // pictures, which do not carry a progress hook.
+        if (lc_encode_cancelled(cancel, message)) {
+            status = LC_CANCELLED;
+            goto done;
+        }
         WebPPicture picture;
         if (!WebPPictureInit(&picture)) {
             snprintf(message, LC_MESSAGE_CAPACITY, "libwebp version mismatch");
@@ -54,6 +60,10 @@ int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durati
         int duration = durations_ms ? durations_ms[i] : 0;
         // Timestamps must grow; a frame of no duration still gets the smallest step.
         timestamp += duration > 0 ? duration : 1;
+    }
+    if (lc_encode_cancelled(cancel, message)) {
+        status = LC_CANCELLED;
+        goto done;
     }
     if (!WebPAnimEncoderAdd(encoder, NULL, timestamp, NULL) || !WebPAnimEncoderAssemble(encoder, &assembled)) {
         const char *text = WebPAnimEncoderGetError(encoder);

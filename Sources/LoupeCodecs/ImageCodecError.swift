@@ -21,6 +21,9 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     /// name looked for (e.g. "libheif.so.1"); `reason` is the loader's own text. The format is
     /// unsupported in this process; every other format still works.
     case libraryUnavailable(ImageFormat, library: String, reason: String)
+    /// The encode was cancelled (its ``LoupeCaching/WorkCancellation``) before it finished; no
+    /// partial output is returned.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -35,6 +38,7 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
         case let .invalidBitmap(message): "invalid bitmap: \(message)"
         case let .encodingFailed(format, message): "\(format) encoding failed: \(message)"
         case let .libraryUnavailable(format, _, reason): "\(format) is unavailable: \(reason)"
+        case .cancelled: "cancelled"
         }
     }
 }

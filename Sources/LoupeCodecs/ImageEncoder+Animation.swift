@@ -46,7 +46,7 @@ extension ImageEncoder {
         var message = CMessage()
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
-        let status: Int32 = try block.withUnsafeBufferPointer { pixels in
+        let status: Int32 = try EncoderCancellation.with { cancel in try block.withUnsafeBufferPointer { pixels in
             let base = pixels.baseAddress
             let pointers: [UnsafePointer<UInt8>?] = (0..<frames.count).map { index in base.map { $0 + index * frameBytes } }
             return try message.withPointer { text in
@@ -55,19 +55,20 @@ extension ImageEncoder {
                     // GIF counts hundredths of a second.
                     let delays = milliseconds.map { Int32(($0 + 5) / 10) }
                     return lc_gif_encode(pointers, delays, UInt32(frames.count), UInt32(width), UInt32(height), stride, loop,
-                                         Int32(Self.gifQuantizationSpeed), &output, &size, text)
+                                         Int32(Self.gifQuantizationSpeed), cancel, &output, &size, text)
                 case let .webp(quality):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("WebP quality \(quality) is outside 0...100") }
                     return lc_webp_encode_animation(pointers, milliseconds, UInt32(frames.count), UInt32(width), UInt32(height), stride, 0,
-                                                    Float(quality), loop, &output, &size, text)
+                                                    Float(quality), loop, cancel, &output, &size, text)
                 case .webpLossless:
                     return lc_webp_encode_animation(pointers, milliseconds, UInt32(frames.count), UInt32(width), UInt32(height), stride, 1,
-                                                    75, loop, &output, &size, text)
+                                                    75, loop, cancel, &output, &size, text)
                 case .jpeg, .png, .avif:
                     throw ImageCodecError.invalidBitmap("\(format.imageFormat) cannot animate")
                 }
             }
-        }
+        } }
+        try EncoderCancellation.check(status)
         guard status == LC_OK, let output else { throw ImageCodecError.encodingFailed(format.imageFormat, message: message.text) }
         return Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })
     }

@@ -75,34 +75,36 @@ public struct ImageEncoder: Sendable {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
-        let status: Int32 = try bitmap.pixels.withUnsafeBufferPointer { pixels in
+        let status: Int32 = try EncoderCancellation.with { cancel in try bitmap.pixels.withUnsafeBufferPointer { pixels in
             let base = pixels.baseAddress
             return try message.withPointer { text in
                 switch format {
                 case let .jpeg(quality, progressive):
                     guard (1...100).contains(quality) else { throw ImageCodecError.invalidBitmap("JPEG quality \(quality) is outside 1...100") }
-                    return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, &output, &size, text)
+                    return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, cancel, &output, &size, text)
                 case .png:
                     // Level 6 is zlib's default: nearly the size of 9 at a fraction of the time.
-                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, 6, &output, &size, text)
+                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, 6, cancel, &output, &size, text)
                 case let .webp(quality):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("WebP quality \(quality) is outside 0...100") }
-                    return lc_webp_encode(base, width, height, stride, 0, Float(quality), &output, &size, text)
+                    return lc_webp_encode(base, width, height, stride, 0, Float(quality), cancel, &output, &size, text)
                 case .webpLossless:
-                    return lc_webp_encode(base, width, height, stride, 1, 75, &output, &size, text)
+                    return lc_webp_encode(base, width, height, stride, 1, 75, cancel, &output, &size, text)
                 case let .avif(quality, speed):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("AVIF quality \(quality) is outside 0...100") }
                     guard (0...10).contains(speed) else { throw ImageCodecError.invalidBitmap("AVIF speed \(speed) is outside 0...10") }
                     try CodecLibrary.require(.avif)
                     let icc = [UInt8](profile ?? Data())
                     return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
-                                          icc, icc.count, &output, &size, text)
+                                          icc, icc.count, cancel, &output, &size, text)
                 case .gif:
                     var frames: [UnsafePointer<UInt8>?] = [base]
-                    return lc_gif_encode(&frames, nil, 1, width, height, stride, 0, Int32(Self.gifQuantizationSpeed), &output, &size, text)
+                    return lc_gif_encode(&frames, nil, 1, width, height, stride, 0, Int32(Self.gifQuantizationSpeed), cancel, &output, &size,
+                                         text)
                 }
             }
-        }
+        } }
+        try EncoderCancellation.check(status)
         guard status == LC_OK, let output else { throw ImageCodecError.encodingFailed(format.imageFormat, message: message.text) }
         // Data takes ownership and frees the C buffer with the allocator that made it.
         let encoded = Data(bytesNoCopy: output, count: size, deallocator: .custom { pointer, _ in lc_free(pointer) })

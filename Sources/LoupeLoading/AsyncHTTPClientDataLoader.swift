@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -8,123 +9,185 @@ import NIOHTTP1
 /// Chosen over URLSession as the default by measurement on loopback (BENCHMARKS.md,
 /// caching and loading): it serves more requests per second for less CPU, streams bodies so a
 /// size cap stops a transfer early, and cancels transfers promptly when the task is cancelled.
+///
+/// Redirects are followed here, hop by hop, not by the client: with a guarding
+/// ``NetworkAddressPolicy``, each hop's name is resolved once, every address checked, and the
+/// connection made only to a checked address (`PinnedHTTPClients`), so a refused hop gets no
+/// packet and the same answer whether anything listens there or not.
 public final class AsyncHTTPClientDataLoader: DataLoading {
     /// The checks applied to every load.
     public let limits: HTTPLoadingLimits
-    /// The addresses connections may go to (checked on every connection, redirects included).
+    /// The addresses connections may go to (checked before every connection, redirects included).
     public let addressPolicy: NetworkAddressPolicy
-    private let client: HTTPClient
+    /// The client for every host when the policy guards nothing: it resolves names itself.
+    private let unguarded: OwnedHTTPClient?
+    /// One client per checked (name, address) when the policy guards.
+    private let pinned: PinnedHTTPClients
 
-    /// Creates a loader with its own connection pool on NIO's shared event loops; connections
+    /// The redirect statuses followed (as browsers and AsyncHTTPClient do), with a `Location`.
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Creates a loader with its own connection pools on NIO's shared event loops; connections
     /// go only to addresses `addressPolicy` allows (by default, any).
     public init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted) {
         self.limits = limits
         self.addressPolicy = addressPolicy
+        let make: @Sendable ([String: String]) -> HTTPClient.Configuration = { dnsOverride in
+            Self.configuration(limits: limits, addressPolicy: addressPolicy, dnsOverride: dnsOverride)
+        }
+        unguarded = addressPolicy.allowsPrivateNetworks ? OwnedHTTPClient(configuration: make([:])) : nil
+        pinned = PinnedHTTPClients(makeConfiguration: make)
+    }
+
+    private static func configuration(limits: HTTPLoadingLimits, addressPolicy: NetworkAddressPolicy,
+                                      dnsOverride: [String: String]) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: max(0, limits.maximumRedirects), allowCycles: false),
-            timeout: .init(connect: TimeAmount(limits.connectTimeout)))
+            redirectConfiguration: .disallow, timeout: .init(connect: TimeAmount(limits.connectTimeout)))
         configuration.httpVersion = .automatic
+        configuration.dnsOverride = dnsOverride
         // AsyncHTTPClient would otherwise retry a failed connection attempt (refused, say) with
         // its own backoff until the connect timeout, so a refused connection looked like a
         // timeout 10 s later. Refused is an answer: it fails now, and RetryingDataLoader decides
         // about retrying, with its bounded, jittered policy.
         configuration.connectionPool.retryConnectionEstablishment = false
-        if addressPolicy != .unrestricted {
-            // The SSRF guard at connect time: AsyncHTTPClient calls these with each new
-            // connection's channel, after the connect (and TLS) and before any request is
-            // written on it; a failed future fails the connection. The peer is the address
-            // actually connected to, after whatever DNS answered at that moment, so DNS
-            // rebinding and redirects to private hosts are caught on every hop.
+        if !addressPolicy.allowsPrivateNetworks {
+            // Defence in depth behind the check before connecting: the peer of each new
+            // connection, after the connect (and TLS) and before any request is written on it,
+            // must pass too. It can only fail if a connection escaped its pinned address.
             let check: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
-                guard let peer = channel.remoteAddress else {
-                    return channel.eventLoop.makeFailedFuture(ForbiddenAddress(address: "unknown"))
-                }
-                guard addressPolicy.allows(peer) else {
-                    return channel.eventLoop.makeFailedFuture(ForbiddenAddress(address: peer.ipAddress ?? "\(peer)"))
+                guard let peer = channel.remoteAddress, addressPolicy.allows(peer) else {
+                    let address = channel.remoteAddress?.ipAddress ?? "unknown"
+                    return channel.eventLoop.makeFailedFuture(ForbiddenAddress(address: address))
                 }
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
             configuration.http1_1ConnectionDebugInitializer = check
             configuration.http2ConnectionDebugInitializer = check
         }
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return configuration
     }
 
-    deinit {
-        // Non-blocking: the client keeps itself alive until its connections are closed. No load
-        // is running, since each one holds a reference to this loader.
-        _ = client.shutdown()
-    }
+    /// The loader's own limit, ``HTTPLoadingLimits/totalTimeout``: retries share it.
+    public var downloadTimeout: Duration? { limits.totalTimeout }
 
     public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw DataLoadingError.unsupportedScheme(request.url.scheme ?? "")
-        }
-        guard let host = request.url.host else { throw DataLoadingError.invalidURL(request.url.absoluteString) }
-        // The guard before connecting: every address the name resolves to now must be allowed.
-        // Connections are checked again when made (see init), for redirects and for a name that
-        // resolves differently by then.
-        if addressPolicy != .unrestricted, let refused = await addressPolicy.refusedAddress(resolving: host) {
-            throw DataLoadingError.forbiddenAddress(refused)
-        }
-
-        return try await withTotalTimeout(limits.totalTimeout) { [self] in
-            try await load(request, progress: progress)
+        try Self.checkSchemeAndHost(request.url)
+        let stage = NIOLockedValueBox(DataLoadingError.TimeoutStage.connect)
+        return try await withTotalTimeout(limits.totalTimeout, stage: { stage.withLockedValue { $0 } }) { [self] in
+            try await load(request, progress: progress, stage: stage)
         }
     }
 
-    private func load(_ request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
-        var httpRequest = HTTPClientRequest(url: request.url.absoluteString)
-        httpRequest.method = .GET
-        for (name, value) in request.headers { httpRequest.headers.add(name: name, value: value) }
-        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
+    private static func checkSchemeAndHost(_ url: URL) throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw DataLoadingError.unsupportedScheme(url.scheme ?? "")
+        }
+        guard let host = url.host, !host.isEmpty else { throw DataLoadingError.invalidURL(url.absoluteString) }
+    }
 
+    /// Follows `request`'s redirects, each hop checked before it connects, and reads the last
+    /// hop's answer; `stage` tracks where the load is, for a timeout's message.
+    private func load(_ request: DataRequest, progress: DataLoadingProgress?,
+                      stage: NIOLockedValueBox<DataLoadingError.TimeoutStage>) async throws -> DataResponse {
+        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
+        var url = request.url
+        var visited: Set<String> = [url.absoluteString]
         do {
-            let response = try await client.execute(httpRequest, deadline: deadline)
-            let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { "\($0), \($1)" }
-            let finalURL = response.url ?? request.url
-            let status = Int(response.status.code)
-            guard (200..<300).contains(status) || status == 304 else {
-                throw DataLoadingError.httpStatus(
-                    status, url: finalURL.absoluteString, retryAfter: headers["retry-after"].flatMap(RetryAfter.seconds))
-            }
-            let declared = headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            if let declared, declared > limits.maximumBodySize {
-                // Refused from the header alone: dropping the response closes the stream.
-                throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: declared)
-            }
-            var body = Data()
-            if let declared { body.reserveCapacity(declared) }
-            for try await chunk in response.body {
-                guard body.count + chunk.readableBytes <= limits.maximumBodySize else {
-                    throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: nil)
+            // Bounded: every turn but the last follows a redirect, at most `maximumRedirects`,
+            // each to a URL not visited before.
+            while true {
+                stage.withLockedValue { $0 = .connect }
+                let owner = try await client(for: url)
+                stage.withLockedValue { $0 = .response }
+                var httpRequest = HTTPClientRequest(url: url.absoluteString)
+                httpRequest.method = .GET
+                for (name, value) in request.headers { httpRequest.headers.add(name: name, value: value) }
+                let response = try await owner.client.execute(httpRequest, deadline: deadline)
+                let status = Int(response.status.code)
+                if Self.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
+                    // The redirect's own body is dropped unread, which closes its stream.
+                    url = try redirectTarget(location, from: url, status: status, visited: &visited)
+                    continue
                 }
-                chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
-                progress?(body.count, declared)
+                stage.withLockedValue { $0 = .body }
+                let result = try await read(response, from: url, progress: progress)
+                // The client (with the connection the body came on) lives until the body is read.
+                withExtendedLifetime(owner) {}
+                return result
             }
-            if let declared, declared != body.count, status != 304 {
-                throw DataLoadingError.invalidResponse("received \(body.count) bytes, Content-Length said \(declared)")
-            }
-            return DataResponse(data: body, statusCode: status, headers: headers, url: finalURL)
         } catch let error as DataLoadingError {
             throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw translate(error)
+            throw translate(error, stage: stage.withLockedValue { $0 })
         }
     }
 
+    /// The client that connects to `url`'s host: with a guarding policy, only after the name is
+    /// resolved and every address checked, and then to a checked address only.
+    private func client(for url: URL) async throws -> OwnedHTTPClient {
+        if let unguarded { return unguarded }
+        guard let host = url.host, !host.isEmpty else { throw DataLoadingError.invalidURL(url.absoluteString) }
+        let address = try await addressPolicy.connectableAddress(for: host)
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return pinned.client(host: name, address: address)
+    }
+
+    /// Where a redirect from `url` goes, or why it is not followed: over the redirect limit, a
+    /// cycle, or not an http(s) URL.
+    private func redirectTarget(_ location: String, from url: URL, status: Int, visited: inout Set<String>) throws -> URL {
+        guard visited.count <= limits.maximumRedirects else {
+            throw DataLoadingError.tooManyRedirects(limit: limits.maximumRedirects)
+        }
+        guard let target = URL(string: location, relativeTo: url)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = target.host, !host.isEmpty
+        else {
+            throw DataLoadingError.invalidResponse("HTTP \(status) redirects to '\(location)', which is not an http(s) URL")
+        }
+        guard visited.insert(target.absoluteString).inserted else {
+            throw DataLoadingError.tooManyRedirects(limit: limits.maximumRedirects)
+        }
+        return target
+    }
+
+    /// The final hop's answer: its status checked, its body read within the size limit.
+    private func read(_ response: HTTPClientResponse, from url: URL, progress: DataLoadingProgress?) async throws -> DataResponse {
+        let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { "\($0), \($1)" }
+        let status = Int(response.status.code)
+        guard (200..<300).contains(status) || status == 304 else {
+            throw DataLoadingError.httpStatus(
+                status, url: url.absoluteString, retryAfter: headers["retry-after"].flatMap(RetryAfter.seconds))
+        }
+        let declared = headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let declared, declared > limits.maximumBodySize {
+            // Refused from the header alone: dropping the response closes the stream.
+            throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: declared)
+        }
+        var body = Data()
+        if let declared { body.reserveCapacity(declared) }
+        for try await chunk in response.body {
+            guard body.count + chunk.readableBytes <= limits.maximumBodySize else {
+                throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: nil)
+            }
+            chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+            progress?(body.count, declared)
+        }
+        if let declared, declared != body.count, status != 304 {
+            throw DataLoadingError.invalidResponse("received \(body.count) bytes, Content-Length said \(declared)")
+        }
+        return DataResponse(data: body, statusCode: status, headers: headers, url: url)
+    }
+
     /// Maps AsyncHTTPClient's and NIO's errors onto ``DataLoadingError``.
-    private func translate(_ error: any Error) -> any Error {
+    private func translate(_ error: any Error, stage: DataLoadingError.TimeoutStage) -> any Error {
         if let error = error as? ForbiddenAddress { return DataLoadingError.forbiddenAddress(error.address) }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled: return CancellationError()
             case .connectTimeout: return DataLoadingError.timedOut(.connect)
-            case .deadlineExceeded, .readTimeout, .writeTimeout: return DataLoadingError.timedOut(.total)
-            case .redirectLimitReached, .redirectCycleDetected:
-                return DataLoadingError.tooManyRedirects(limit: limits.maximumRedirects)
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return DataLoadingError.timedOut(stage)
             case .remoteConnectionClosed: return DataLoadingError.network("the server closed the connection early")
             case .invalidURL, .emptyHost, .emptyScheme: return DataLoadingError.invalidURL(String(describing: error))
             default: return DataLoadingError.network(String(describing: error))

@@ -9,9 +9,17 @@ import Foundation
 public protocol DataLoading: Sendable {
     /// Loads `request`, calling `progress` as bytes arrive.
     func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse
+
+    /// How long one download may take in all. ``RetryingDataLoader`` turns it into one deadline
+    /// that every attempt shares, so retries stay within it instead of each getting all of it;
+    /// `nil` (the default) for a loader without a limit of its own.
+    var downloadTimeout: Duration? { get }
 }
 
 extension DataLoading {
+    /// No limit of its own.
+    public var downloadTimeout: Duration? { nil }
+
     /// Loads `request` without progress reports.
     public func loadData(for request: DataRequest) async throws -> DataResponse {
         try await loadData(for: request, progress: nil)

@@ -10,7 +10,7 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
     /// The body is larger than the configured limit; `declared` is the Content-Length when that
     /// alone was enough to refuse it (nothing of the body was read then).
     case tooLarge(limit: Int, declared: Int?)
-    /// No connection within the connect timeout, or the whole load took longer than its limit.
+    /// The download ran out of time; the stage says where it was when it did.
     case timedOut(TimeoutStage)
     /// More redirects than allowed, or a redirect cycle.
     case tooManyRedirects(limit: Int)
@@ -24,9 +24,17 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
     /// private, loopback or link-local address: the SSRF guard).
     case forbiddenAddress(String)
 
-    /// Which limit a timeout hit.
+    /// Where a download was when its time ran out.
     public enum TimeoutStage: String, Sendable, Equatable {
+        /// Resolving the host name or connecting (the connect timeout, or the download's limit
+        /// passing first).
         case connect
+        /// Connected (or connecting) and waiting for the response headers: a source that never
+        /// answers.
+        case response
+        /// Reading the body: a source that sends too slowly.
+        case body
+        /// The download's limit, for a loader that cannot tell the stage.
         case total
     }
 
@@ -46,7 +54,10 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
         case .httpStatus(let status, let url, _): "HTTP \(status) from \(url)"
         case .tooLarge(let limit, let declared?): "body of \(declared) bytes exceeds the \(limit)-byte limit"
         case .tooLarge(let limit, nil): "body exceeds the \(limit)-byte limit"
-        case .timedOut(let stage): "timed out (\(stage.rawValue))"
+        case .timedOut(.connect): "timed out connecting"
+        case .timedOut(.response): "timed out waiting for the response headers"
+        case .timedOut(.body): "timed out reading the body"
+        case .timedOut(.total): "timed out"
         case .tooManyRedirects(let limit): "more than \(limit) redirects, or a redirect cycle"
         case .network(let reason): "network error: \(reason)"
         case .invalidResponse(let reason): "invalid response: \(reason)"

@@ -6,10 +6,11 @@ import NIOCore
 ///
 /// The default refuses every address that is not public unicast: loopback, RFC 1918 private,
 /// link-local, CGNAT (100.64/10), unique-local IPv6 (fc00::/7), IPv4-mapped IPv6 of any of
-/// those, unspecified (0.0.0.0, ::) and multicast. It is applied to the addresses a host name
-/// resolves to before a load and to the peer of every connection the loader opens (every
-/// redirect hop included), so a name that resolves to a public address at the check and to a
-/// private one at connect time (DNS rebinding) is still refused.
+/// those, unspecified (0.0.0.0, ::) and multicast. ``AsyncHTTPClientDataLoader`` applies it on
+/// every hop (the first URL and each redirect) before connecting: the hop's name is resolved
+/// once, every address checked, and the connection made to a checked address, never to a
+/// second resolution's answer (`connectableAddress(for:)`), so DNS rebinding finds nothing to
+/// rebind and a refused address gets no packet.
 public struct NetworkAddressPolicy: Sendable, Equatable {
     /// Whether non-public addresses are allowed at all (`true` turns the guard off).
     public var allowsPrivateNetworks: Bool
@@ -89,45 +90,20 @@ public struct NetworkAddressPolicy: Sendable, Equatable {
 }
 
 extension NetworkAddressPolicy {
-    /// The first address `host` resolves to that the policy refuses, if any (an IP literal is
-    /// its own answer). Resolution runs `getaddrinfo` on a Dispatch thread, off the cooperative
-    /// pool; a name that does not resolve yields `nil` (the load then fails on its own).
-    func refusedAddress(resolving host: String) async -> String? {
-        guard !allowsPrivateNetworks else { return nil }
-        let addresses = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: Self.resolve(host)) }
+    /// The address a connection to `host` may go to: the name is resolved once, every address
+    /// it resolves to must pass the guard, and the first is returned for the caller to connect
+    /// to as it is, with no second resolution between this check and the connection. An IP
+    /// literal is its own answer.
+    ///
+    /// - Throws: ``DataLoadingError/forbiddenAddress(_:)`` naming the first refused address,
+    ///   ``DataLoadingError/network(_:)`` when the name does not resolve, `CancellationError`
+    ///   when the caller is cancelled meanwhile.
+    func connectableAddress(for host: String) async throws -> SocketAddress {
+        let addresses = try await HostResolution.addresses(of: host)
+        if let refused = addresses.first(where: { !allows($0) }) {
+            throw DataLoadingError.forbiddenAddress(refused.ipAddress ?? host)
         }
-        return addresses.first { text in
-            guard let address = try? SocketAddress(ipAddress: text, port: 0) else { return true }
-            return !allows(address)
-        }
-    }
-
-    /// Every address `host` resolves to, as text.
-    private static func resolve(_ host: String) -> [String] {
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(name, nil, &hints, &list) == 0 else { return [] }
-        defer { freeaddrinfo(list) }
-        var addresses: [String] = []
-        var node = list
-        while let entry = node?.pointee {
-            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if entry.ai_family == AF_INET, let raw = entry.ai_addr {
-                var address = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                if inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil {
-                    addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-                }
-            } else if entry.ai_family == AF_INET6, let raw = entry.ai_addr {
-                var address = raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                if inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil {
-                    addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-                }
-            }
-            node = entry.ai_next
-        }
-        return addresses
+        guard let first = addresses.first else { throw DataLoadingError.network("cannot resolve host '\(host)'") }
+        return first
     }
 }

@@ -1,7 +1,10 @@
 /// Wraps a loader and retries its transient failures as a ``RetryPolicy`` says.
 ///
 /// Retrying lives in its own layer so every loader — AsyncHTTPClient, URLSession, a test double —
-/// gets the same policy, and so the attempt count is bounded in one place.
+/// gets the same policy, and so the attempt count is bounded in one place. The attempts share
+/// one deadline, the base loader's ``DataLoading/downloadTimeout`` from the first attempt's
+/// start: an attempt ends by it, and a retry whose delay would reach it is not made, so a
+/// source that stalls costs the download's limit once, not once per attempt.
 public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
     /// The loader that does the work.
     public let base: Base
@@ -23,7 +26,17 @@ public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
         self.sleep = sleep
     }
 
+    /// The base loader's limit: the attempts share it.
+    public var downloadTimeout: Duration? { base.downloadTimeout }
+
     public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
+        let end = base.downloadTimeout.map { DownloadDeadline.end(withLimit: $0) } ?? DownloadDeadline.current
+        return try await DownloadDeadline.$current.withValue(end) {
+            try await attempts(request, progress: progress, until: end)
+        }
+    }
+
+    private func attempts(_ request: DataRequest, progress: DataLoadingProgress?, until end: ContinuousClock.Instant?) async throws -> DataResponse {
         var random = SystemRandomNumberGenerator()
         var attempt = 1
         while true {
@@ -32,7 +45,8 @@ public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
             } catch {
                 // `delay` returns nil once `attempt` reaches `maximumAttempts`, which bounds the loop.
                 guard !(error is CancellationError), !Task.isCancelled,
-                      let delay = policy.delay(after: error, attempt: attempt, using: &random)
+                      let delay = policy.delay(after: error, attempt: attempt, using: &random),
+                      end.map({ ContinuousClock.now.advanced(by: delay) < $0 }) ?? true
                 else { throw error }
                 RetryObserver.current?.callback(error, attempt, delay)
                 try await sleep(delay)

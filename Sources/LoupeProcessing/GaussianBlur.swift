@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCaching
 import LoupeCodecs
 
 /// A Gaussian blur of standard deviation `sigma` pixels (imgproxy's `blur`), separable, on
@@ -30,11 +31,16 @@ public struct GaussianBlur: ImageProcessing {
         let total = weights.reduce(0, +)
         weights = weights.map { $0 / total }
 
+        // Checked once per row: a row costs thousands of multiplications, the check one load.
+        let cancellation = WorkCancellation.current
         // Horizontal pass into premultiplied floats, then vertical pass into bytes; edges clamp.
-        var horizontal = [SIMD4<Float>](repeating: .zero, count: width * height)
-        bitmap.pixels.withUnsafeBufferPointer { source in
+        // Not zero-filled first: the pass writes every element, and filling hundreds of megabytes
+        // would run before the first check.
+        var horizontal = [SIMD4<Float>](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
+        try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
             var row = [SIMD4<Float>](repeating: .zero, count: width)
             for y in 0..<height {
+                try cancellation?.check(ProcessingError.cancelled)
                 let base = y * bitmap.bytesPerRow
                 for x in 0..<width {
                     let i = base + x * 4
@@ -51,8 +57,9 @@ public struct GaussianBlur: ImageProcessing {
                 }
             }
         }
-        return try Bitmap.make(width: width, height: height) { out in
+        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
             for y in 0..<height {
+                try cancellation?.check(ProcessingError.cancelled)
                 for x in 0..<width {
                     var sum = SIMD4<Float>.zero
                     for k in 0..<weights.count {

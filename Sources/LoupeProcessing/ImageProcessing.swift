@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 
 /// One step of image post-processing (resize, crop, orientation, ...), the seam the pipeline
@@ -23,7 +24,12 @@ extension ImageProcessing {
     public func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
         var result: [Bitmap] = []
         result.reserveCapacity(frames.count)
-        for frame in frames { result.append(try process(frame)) }
+        let cancellation = WorkCancellation.current
+        for frame in frames {
+            // Between frames too: a step without checks of its own stops after the frame it is on.
+            try cancellation?.check(ProcessingError.cancelled)
+            result.append(try process(frame))
+        }
         return result
     }
 

@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 
 /// Pixelation into square blocks of `size` pixels (imgproxy's `pixelate`): every block takes
@@ -34,9 +35,12 @@ public struct Pixelate: ImageProcessing {
         let rows = Self.spans(count: height, block: block)
         let area = block * block
         let stride = bitmap.bytesPerRow
-        return try Bitmap.make(width: width, height: height) { out in
-            bitmap.pixels.withUnsafeBufferPointer { source in
+        // Checked once per row of blocks.
+        let cancellation = WorkCancellation.current
+        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
+            try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
                 for (blockY, rowWeights) in rows.enumerated() {
+                    try cancellation?.check(ProcessingError.cancelled)
                     for (blockX, columnWeights) in columns.enumerated() {
                         var sums = SIMD4<Int>.zero
                         for (y, rowCount) in rowWeights {

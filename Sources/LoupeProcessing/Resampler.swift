@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 
 /// The resize engine: box pre-reduction by integer factors (like Pillow's `reducing_gap`),
@@ -34,8 +35,10 @@ struct Resampler {
         // An opaque source (every JPEG) needs no premultiplying: alpha is 255 throughout, so
         // the colours pass through as they are and the stored alpha is 255.
         let opaque = !bitmap.hasTransparency
-        return try Bitmap.make(width: outWidth, height: outHeight) { out in
-            bitmap.pixels.withUnsafeBufferPointer { source in
+        // Checked once per output row (a row's taps cost far more than the check's one load).
+        let cancellation = WorkCancellation.current
+        return try Bitmap.make(width: outWidth, height: outHeight) { out throws(ProcessingError) in
+            try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
                 let reader = RowReader(source: source, width: bitmap.width, height: bitmap.height,
                                        bytesPerRow: bitmap.bytesPerRow, factorX: factorX, factorY: factorY, opaque: opaque)
                 let ringSize = rows.maxTaps
@@ -43,13 +46,14 @@ struct Resampler {
                 // a remainder per tap and per four pixels put an integer division in the
                 // vertical pass's innermost loop.
                 var tapOffsets = [Int](repeating: 0, count: ringSize)
-                withScratch(count: reducedWidth + ringSize * outWidth + outWidth) { scratch in
+                try withScratch(count: reducedWidth + ringSize * outWidth + outWidth) { scratch throws(ProcessingError) in
                     let row = UnsafeMutableBufferPointer(rebasing: scratch[0..<reducedWidth])
                     let ring = UnsafeMutableBufferPointer(rebasing: scratch[reducedWidth..<reducedWidth + ringSize * outWidth])
                     let accumulator = UnsafeMutableBufferPointer(rebasing: scratch[(reducedWidth + ringSize * outWidth)...])
                     var nextRow = 0  // first reduced row not yet filtered into the ring
 
                     for y in 0..<outHeight {
+                        try cancellation?.check(ProcessingError.cancelled)
                         let first = rows.starts[y], taps = rows.counts[y]
                         // Fill the ring with the rows this output row needs (windows only move
                         // down, so rows above `first` are never needed again).
@@ -287,9 +291,9 @@ private struct RowReader {
 }
 
 /// Runs `body` with an uninitialized-then-zeroed buffer of `count` SIMD4<Float>, freed after.
-private func withScratch<R>(count: Int, _ body: (UnsafeMutableBufferPointer<SIMD4<Float>>) -> R) -> R {
+private func withScratch<R>(count: Int, _ body: (UnsafeMutableBufferPointer<SIMD4<Float>>) throws(ProcessingError) -> R) throws(ProcessingError) -> R {
     let buffer = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: max(count, 1))
     buffer.initialize(repeating: .zero)
     defer { buffer.deallocate() }
-    return body(buffer)
+    return try body(buffer)
 }

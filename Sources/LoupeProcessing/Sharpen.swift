@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCaching
 import LoupeCodecs
 
 /// Sharpening as imgproxy's `sharpen` does it (libvips' `vips_sharpen` with its defaults): an
@@ -35,9 +36,14 @@ public struct Sharpen: ImageProcessing {
         let weights = Self.kernel(sigma: sigma)
         let radius = weights.count / 2
 
-        var lab = [SIMD4<Float>](repeating: .zero, count: width * height)
-        bitmap.pixels.withUnsafeBufferPointer { source in
+        // Checked once per row of each pass (a row costs thousands of operations, the check one load).
+        let cancellation = WorkCancellation.current
+        // Not zero-filled first: each pass writes every element, and filling hundreds of megabytes
+        // would run before the first check.
+        var lab = [SIMD4<Float>](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
+        try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
             for y in 0..<height {
+                try cancellation?.check(ProcessingError.cancelled)
                 for x in 0..<width {
                     let i = y * stride + x * 4
                     let alpha = source[i + 3]
@@ -49,8 +55,9 @@ public struct Sharpen: ImageProcessing {
             }
         }
         // The blurred lightness: a horizontal pass, then a vertical one; edges repeat.
-        var horizontal = [Float](repeating: 0, count: width * height)
+        var horizontal = [Float](unsafeUninitializedCapacity: width * height) { _, initialized in initialized = width * height }
         for y in 0..<height {
+            try cancellation?.check(ProcessingError.cancelled)
             let row = y * width
             for x in 0..<width {
                 var sum: Float = 0
@@ -60,9 +67,10 @@ public struct Sharpen: ImageProcessing {
                 horizontal[row + x] = sum
             }
         }
-        return try Bitmap.make(width: width, height: height) { out in
-            bitmap.pixels.withUnsafeBufferPointer { source in
+        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
+            try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
                 for y in 0..<height {
+                    try cancellation?.check(ProcessingError.cancelled)
                     for x in 0..<width {
                         var blurred: Float = 0
                         for k in 0..<weights.count {

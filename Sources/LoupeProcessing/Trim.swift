@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 
 /// Cuts away a border of one colour: imgproxy's `trim`. The border colour is the given one,
@@ -27,13 +28,13 @@ public struct Trim: ImageProcessing {
     }
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        guard let box = contentBox(of: bitmap) else { return bitmap }
+        guard let box = try contentBox(of: bitmap) else { return bitmap }
         return try Crop(x: box.x, y: box.y, width: box.width, height: box.height).process(bitmap)
     }
 
     /// The rectangle left after the border is cut, or `nil` when nothing (or everything)
     /// would be cut.
-    func contentBox(of bitmap: Bitmap) -> (x: Int, y: Int, width: Int, height: Int)? {
+    func contentBox(of bitmap: Bitmap) throws(ProcessingError) -> (x: Int, y: Int, width: Int, height: Int)? {
         let width = bitmap.width, height = bitmap.height
         guard width > 0, height > 0 else { return nil }
         func flattened(_ x: Int, _ y: Int) -> (Int, Int, Int) {
@@ -45,7 +46,10 @@ public struct Trim: ImageProcessing {
         let background = color.map { (Int($0.red), Int($0.green), Int($0.blue)) } ?? flattened(0, 0)
         let limit = threshold
         var minX = width, minY = height, maxX = -1, maxY = -1
+        // Checked once per row.
+        let cancellation = WorkCancellation.current
         for y in 0..<height {
+            try cancellation?.check(ProcessingError.cancelled)
             for x in 0..<width {
                 let p = flattened(x, y)
                 let difference = max(abs(p.0 - background.0), abs(p.1 - background.1), abs(p.2 - background.2))

@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 
 /// Where a watermark goes on the image: imgproxy's watermark positions (their URL names are the
@@ -127,17 +128,20 @@ public struct Watermark: ImageProcessing {
                                                   markHeight: scaled.height, position: position, xOffset: xOffset,
                                                   yOffset: yOffset, dpr: dpr)
         let width = bitmap.width, height = bitmap.height
-        return try Bitmap.make(width: width, height: height) { out in
-            bitmap.pixels.withUnsafeBufferPointer { image in
-                scaled.pixels.withUnsafeBufferPointer { markPixels in
+        // Checked once per row the mark is drawn on (the copy under it is a memory move).
+        let cancellation = WorkCancellation.current
+        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
+            try bitmap.pixels.withUnsafeBufferPointer { image throws(ProcessingError) in
+                try scaled.pixels.withUnsafeBufferPointer { markPixels throws(ProcessingError) in
                     let rowBytes = width * 4
                     for y in 0..<height {
                         let from = y * bitmap.bytesPerRow
                         _ = UnsafeMutableBufferPointer(rebasing: out[y * rowBytes..<(y + 1) * rowBytes])
                             .update(fromContentsOf: image[from..<from + rowBytes])
                     }
-                    Self.draw(markPixels, width: scaled.width, height: scaled.height, rowBytes: scaled.bytesPerRow,
-                              into: out, imageWidth: width, imageHeight: height, placement: placement, alpha: alpha)
+                    try Self.draw(markPixels, width: scaled.width, height: scaled.height, rowBytes: scaled.bytesPerRow,
+                                  into: out, imageWidth: width, imageHeight: height, placement: placement, alpha: alpha,
+                                  cancellation: cancellation)
                 }
             }
         }
@@ -146,7 +150,7 @@ public struct Watermark: ImageProcessing {
     /// Composites the mark over `out` (tightly packed) at each place `placement` names.
     private static func draw(_ mark: UnsafeBufferPointer<UInt8>, width: Int, height: Int, rowBytes: Int,
                              into out: UnsafeMutableBufferPointer<UInt8>, imageWidth: Int, imageHeight: Int,
-                             placement: WatermarkLayout.Placement, alpha: Int) {
+                             placement: WatermarkLayout.Placement, alpha: Int, cancellation: WorkCancellation?) throws(ProcessingError) {
         func blend(markX: Int, markY: Int, x: Int, y: Int) {
             let m = markY * rowBytes + markX * 4, o = (y * imageWidth + x) * 4
             let source = (Int(mark[m + 3]) * alpha + 127) / 255
@@ -165,12 +169,14 @@ public struct Watermark: ImageProcessing {
             return
         case let .single(left, top):
             for y in stride(from: max(0, top), to: min(imageHeight, top + height), by: 1) {
+                try cancellation?.check(ProcessingError.cancelled)
                 for x in stride(from: max(0, left), to: min(imageWidth, left + width), by: 1) {
                     blend(markX: x - left, markY: y - top, x: x, y: y)
                 }
             }
         case let .tiled(cellWidth, cellHeight, left, top):
             for y in 0..<imageHeight {
+                try cancellation?.check(ProcessingError.cancelled)
                 let markY = y % cellHeight - top
                 guard markY >= 0, markY < height else { continue }
                 for x in 0..<imageWidth {

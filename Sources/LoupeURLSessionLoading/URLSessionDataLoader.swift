@@ -39,6 +39,9 @@ public final class URLSessionDataLoader: DataLoading {
         session.invalidateAndCancel()
     }
 
+    /// The loader's own limit, ``HTTPLoadingLimits/totalTimeout``: retries share it.
+    public var downloadTimeout: Duration? { limits.totalTimeout }
+
     public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw DataLoadingError.unsupportedScheme(request.url.scheme ?? "")

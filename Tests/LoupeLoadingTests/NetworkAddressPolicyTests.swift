@@ -25,9 +25,26 @@ import Testing
         #expect(NetworkAddressPolicy(allowsPrivateNetworks: true).allows(loopback))
     }
 
-    @Test func resolvesNamesBeforeJudging() async {
-        #expect(await NetworkAddressPolicy().refusedAddress(resolving: "localhost") != nil)
-        #expect(await NetworkAddressPolicy().refusedAddress(resolving: "127.0.0.1") == "127.0.0.1")
-        #expect(await NetworkAddressPolicy(permittedAddresses: ["127.0.0.1", "::1"]).refusedAddress(resolving: "localhost") == nil)
+    @Test func resolvesNamesBeforeJudging() async throws {
+        await #expect(throws: DataLoadingError.forbiddenAddress("127.0.0.1")) {
+            try await NetworkAddressPolicy().connectableAddress(for: "localhost")
+        }
+        await #expect(throws: DataLoadingError.forbiddenAddress("127.0.0.2")) {
+            try await NetworkAddressPolicy().connectableAddress(for: "127.0.0.2")
+        }
+        await #expect(throws: DataLoadingError.forbiddenAddress("::ffff:169.254.169.254")) {
+            try await NetworkAddressPolicy().connectableAddress(for: "[::ffff:169.254.169.254]")
+        }
+        let permitted = NetworkAddressPolicy(permittedAddresses: ["127.0.0.1", "::1"])
+        #expect(try await permitted.connectableAddress(for: "localhost").ipAddress == "127.0.0.1")
+        #expect(try await permitted.connectableAddress(for: "[::1]").ipAddress == "::1")
+    }
+
+    @Test func cancellationEndsTheWaitForTheResolver() async throws {
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await HostResolution.addresses(of: "localhost")
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
     }
 }

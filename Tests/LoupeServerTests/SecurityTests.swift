@@ -34,8 +34,8 @@ import Testing
         }
     }
 
-    /// A redirect from a permitted origin (127.0.0.1) to 127.0.0.2 is refused at the second
-    /// hop's connection; with private networks allowed, it is followed and served.
+    /// A redirect from a permitted origin (127.0.0.1) to 127.0.0.2 is refused before the second
+    /// hop connects; with private networks allowed, it is followed and served.
     @Test func redirectToAPrivateAddressIsRefused() async throws {
         let photo = try TestImage.jpeg(width: 64, height: 64, seed: 7)
         try await OriginServer.run(host: "127.0.0.2", handler: { _ in .ok(photo) }) { hidden in

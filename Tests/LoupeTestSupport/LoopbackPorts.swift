@@ -5,14 +5,27 @@ import Glibc
 
 /// A port nothing listens on right now (the kernel's choice for port 0), for a server to take.
 package func freeLoopbackPort() throws -> Int {
+    try freePort(on: "127.0.0.1")
+}
+
+/// A port on `host` (an IPv4 address) that nothing listens on right now: bound by a socket that
+/// is closed again.
+package func freePort(on host: String) throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw FixtureError("socket failed") }
     defer { close(fd) }
-    var address = loopbackAddress(port: 0)
+    return try bindToFreePort(fd, host: host)
+}
+
+/// Binds `fd` to `host` (an IPv4 address) and port 0, returning the port the kernel chose.
+func bindToFreePort(_ fd: Int32, host: String) throws -> Int {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw FixtureError("'\(host)' is not an IPv4 address") }
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard bound == 0 else { throw FixtureError("bind failed") }
+    guard bound == 0 else { throw FixtureError("bind to \(host) failed") }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let named = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }

@@ -61,8 +61,8 @@ import Testing
             let start = ContinuousClock.now
             let error = await failure(of: pipeline, request)
             #expect(ContinuousClock.now - start < .seconds(20), "ends at the limit, not when the body does")
-            guard case .dataLoadingFailed(DataLoadingError.timedOut(.total)) = error else {
-                Issue.record("expected a total timeout, got \(String(describing: error))")
+            guard case .dataLoadingFailed(DataLoadingError.timedOut(.body)) = error else {
+                Issue.record("expected a timeout reading the body, got \(String(describing: error))")
                 return
             }
             #expect(error?.kind == "timeout")

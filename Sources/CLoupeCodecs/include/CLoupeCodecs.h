@@ -20,8 +20,18 @@
 
 #define LC_OK 0
 #define LC_ERROR (-1)
+/// An encoder stopped because its lc_cancel said so; nothing is returned.
+#define LC_CANCELLED (-2)
 /// Capacity of every message buffer, terminating NUL included.
 #define LC_MESSAGE_CAPACITY 256
+
+/// Asked by an encoder between chunks of its work (rows, passes, frames; the libraries'
+/// progress callbacks where they have one): non-zero stops the encode, which frees what it
+/// allocated and returns LC_CANCELLED. Every encoder takes one; NULL never stops.
+typedef struct {
+    int (*is_cancelled)(const void *context);
+    const void *context;
+} lc_cancel;
 
 // MARK: - JPEG (libjpeg-turbo)
 
@@ -66,7 +76,7 @@ void lc_jpeg_destroy(lc_jpeg *jpeg);
 /// Encodes RGBA (alpha ignored) to a JPEG at `quality` 1...100. On success `*out` is a
 /// malloc'd buffer the caller frees with lc_free.
 int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
-                   int progressive, uint8_t **out, size_t *out_size, char *message);
+                   int progressive, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - PNG (libpng)
 
@@ -113,7 +123,7 @@ void lc_png_destroy(lc_png *png);
 
 /// Encodes RGBA to PNG (`has_alpha` 0 writes RGB). `*out` is freed with lc_free.
 int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
-                  int compression_level, uint8_t **out, size_t *out_size, char *message);
+                  int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - WebP (libwebp, libwebpdemux)
 
@@ -148,13 +158,13 @@ void lc_webp_destroy(lc_webp *webp);
 
 /// Encodes RGBA to WebP: lossy at `quality` 0...100, or lossless when `lossless` is 1.
 int lc_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int lossless,
-                   float quality, uint8_t **out, size_t *out_size, char *message);
+                   float quality, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 /// Encodes `count` RGBA frames of one size (each `stride` bytes per row) as an animated WebP
 /// (libwebpmux's WebPAnimEncoder): each shown `durations_ms[i]`, the whole `loop_count` times
 /// (0: forever). `*out` is freed with lc_free.
 int lc_webp_encode_animation(const uint8_t *const *frames, const int32_t *durations_ms, uint32_t count, uint32_t width,
-                             uint32_t height, size_t stride, int lossless, float quality, int loop_count, uint8_t **out,
-                             size_t *out_size, char *message);
+                             uint32_t height, size_t stride, int lossless, float quality, int loop_count,
+                             const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - GIF (giflib)
 
@@ -183,7 +193,8 @@ void lc_gif_destroy(lc_gif *gif);
 /// under half transparent, the rest opaque. Frames show `delays_cs[i]` hundredths of a second;
 /// more than one frame loops `loop_count` times (0: forever). `*out` is freed with lc_free.
 int lc_gif_encode(const uint8_t *const *frames, const int32_t *delays_cs, uint32_t count, uint32_t width, uint32_t height,
-                  size_t stride, int loop_count, int speed, uint8_t **out, size_t *out_size, char *message);
+                  size_t stride, int loop_count, int speed, const lc_cancel *cancel, uint8_t **out, size_t *out_size,
+                  char *message);
 
 // MARK: - CICP colour description (HEIF/AVIF nclx, AV1/HEVC bitstreams)
 
@@ -283,7 +294,8 @@ void lc_avif_destroy(lc_avif *avif);
 /// libaom `speed` 0...10. `has_alpha` 0 drops alpha. `icc` (may be NULL) is embedded as the
 /// colr profile. `*out` is freed with lc_free.
 int lc_avif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
-                   int speed, const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size, char *message);
+                   int speed, const uint8_t *icc, size_t icc_size, const lc_cancel *cancel, uint8_t **out, size_t *out_size,
+                   char *message);
 
 // MARK: - JPEG XL (libjxl)
 

@@ -69,7 +69,11 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case let error as DataLoadingError: self.init(loading: error)
         case let error as ImageCodecError: self.init(codec: error)
         case let error as ProcessingError:
-            if case .invalidSize = error { self.init(.limitExceeded, error.description) } else { self.init(.processingFailed, error.description) }
+            switch error {
+            case .invalidSize: self.init(.limitExceeded, error.description)
+            case .cancelled: self.init(.cancelled, "cancelled")
+            case .cropOutsideImage, .invalidParameter: self.init(.processingFailed, error.description)
+            }
         case let error as CostLimitExceeded: self.init(.tooExpensive, error.description)
         case is CancellationError: self.init(.cancelled, "cancelled")
         default: self.init(.other, "\(error)")
@@ -104,6 +108,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .pixelLimitExceeded, .frameLimitExceeded, .totalPixelLimitExceeded: self.init(.limitExceeded, message)
         case .encodingFailed: self.init(.encodingFailed, message)
         case .invalidDimensions, .corrupt, .invalidBitmap: self.init(.corrupt, message)
+        case .cancelled: self.init(.cancelled, "cancelled")
         }
     }
 }

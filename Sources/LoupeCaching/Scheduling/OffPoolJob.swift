@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Synchronous work handed to ``WorkQueue/runOffPool(priority:_:)``, with the task that waits
 /// for its result: the queue holds these whatever their result type.
 ///
@@ -23,9 +21,10 @@ final class WorkerJob<T: Sendable>: OffPoolJob {
 
     private let work: @Sendable () throws -> T
     private let state = Locked(State())
-    /// Set by the task's cancellation handler: a worker that takes the job after this must not
-    /// run it (the waiting task's own cancellation check, made for it).
-    private let isCancelled = Atomic<Bool>(false)
+    /// Cancelled by the task's cancellation handler: a worker that takes the job after this must
+    /// not run it (the waiting task's own cancellation check, made for it), and work already
+    /// running sees it as its thread's ``WorkCancellation/current`` and stops at its next check.
+    private let cancellation = WorkCancellation()
 
     init(_ work: @escaping @Sendable () throws -> T) {
         self.work = work
@@ -37,13 +36,13 @@ final class WorkerJob<T: Sendable>: OffPoolJob {
     }
 
     func cancel() {
-        isCancelled.store(true, ordering: .releasing)
+        cancellation.cancel()
     }
 
     func perform(cancelled: Bool) {
-        let outcome: Result<T, any Error> = cancelled || isCancelled.load(ordering: .acquiring)
+        let outcome: Result<T, any Error> = cancelled || cancellation.isCancelled
             ? .failure(CancellationError())
-            : Result { try work() }
+            : cancellation.install { Result { try work() } }
         state.withLock { $0.outcome = outcome }
     }
 

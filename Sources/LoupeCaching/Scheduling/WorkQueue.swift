@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Runs async operations at most `maximumConcurrency` at a time, starting waiting ones in
@@ -16,9 +15,9 @@ import Synchronization
 /// A waiter whose task is cancelled leaves the queue at once with `CancellationError` and
 /// never runs. Generic: it knows nothing of what the work is (downloads, decodes).
 ///
-/// Synchronous, CPU-bound work (``runOffPool(priority:_:)``) runs on Dispatch worker threads,
-/// off Swift's cooperative pool, and a worker that finishes one runs the next waiting one
-/// itself: a busy queue hands its work from worker to worker without a round trip through the
+/// Synchronous, CPU-bound work (``runOffPool(priority:_:)``) runs on the queue's own threads
+/// (``WorkerThreads``), off Swift's cooperative pool and Dispatch's, and a worker that finishes
+/// one runs the next waiting one itself: a busy queue hands its work from worker to worker without a round trip through the
 /// waiting task (resumed on the pool only to send its work back to a worker).
 package final class WorkQueue: Sendable {
     /// How a waiter starts once it has a slot.
@@ -73,11 +72,15 @@ package final class WorkQueue: Sendable {
     package let maximumConcurrency: Int
     package let rateLimit: RateLimit?
     private let state: Locked<State>
+    /// Where ``runOffPool(priority:_:)``'s work runs: one thread per slot, and one more so that
+    /// work handed over while a thread resumes its caller does not wait for it.
+    private let workers: WorkerThreads
 
     package init(maximumConcurrency: Int, rateLimit: RateLimit? = nil) {
         self.maximumConcurrency = max(1, maximumConcurrency)
         self.rateLimit = rateLimit.map { RateLimit(requestsPerSecond: max($0.requestsPerSecond, 0.001), burst: max(1, $0.burst)) }
         state = Locked(State(tokens: Double(self.rateLimit?.burst ?? 0), refilledAt: .now))
+        workers = WorkerThreads(limit: self.maximumConcurrency + 1)
     }
 
     /// The number of operations running now.
@@ -126,12 +129,14 @@ package final class WorkQueue: Sendable {
         }
     }
 
-    /// Runs synchronous, CPU-bound `work` on a Dispatch worker thread, off Swift's cooperative
-    /// pool (whose few threads must stay free for continuations), once a slot is free and in
+    /// Runs synchronous, CPU-bound `work` on one of the queue's worker threads, off Swift's
+    /// cooperative pool (whose few threads must stay free for continuations), once a slot is free and in
     /// priority order like ``run(priority:order:_:)``; returns its result.
     ///
     /// - Throws: `CancellationError` if the task is cancelled before `work` starts (it then never
-    ///   runs), or whatever `work` throws. Once started, `work` runs to its end.
+    ///   runs), or whatever `work` throws. Once started, `work` sees the task's cancellation as
+    ///   its thread's ``WorkCancellation/current`` and may stop at its next check (with its own
+    ///   error); the caller is resumed when it has stopped, so the slot is free again then.
     nonisolated(nonsending)
     package func runOffPool<T: Sendable>(priority: LoadPriority, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
@@ -209,11 +214,11 @@ package final class WorkQueue: Sendable {
         dispatch()
     }
 
-    /// Runs `job` on a Dispatch worker thread, then, on the same thread, every job that its slot
+    /// Runs `job` on a worker thread, then, on the same thread, every job that its slot
     /// can start next. Each job's slot is freed before its caller is resumed (as `run` frees it
     /// before returning), and its caller is resumed before the next job runs.
     private func startOnWorker(_ job: any OffPoolJob) {
-        DispatchQueue.global().async { [self] in
+        workers.start { [self] in
             var next: (any OffPoolJob)? = job
             while let job = next {
                 job.perform(cancelled: false)

@@ -222,20 +222,23 @@ final class ImageService: Sendable {
         let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
         var waited = timings.total > working ? timings.total - working : .zero
         let container = response.container
-        // Asked once: the format choice and JPEG's flattening both need it.
-        let transparent = container.bitmap.hasTransparency
-        let format = Self.resultFormat(planned: plan.format, negotiated: plan.negotiated, acceptsWebP: plan.acceptsWebP,
-                                       source: container.metadata.format, transparent: transparent, animated: !container.laterFrames.isEmpty)
-        let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
+        let settings = self.settings
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
-        // encode itself (`runOffPool`), without a round trip through the cooperative pool.
+        // encode itself (`runOffPool`), without a round trip through the cooperative pool. The
+        // transparency scan reads every pixel, so it runs there too, never on the pool.
         let (result, encodeStart) = try await encodingQueue.runOffPool(priority: priority) { [memoryBudget = self.memoryBudget] in
+            let encodeStart = ContinuousClock.now
+            // Asked once: the format choice and JPEG's flattening both need it.
+            let transparent = container.bitmap.hasTransparency
+            let format = Self.resultFormat(planned: plan.format, negotiated: plan.negotiated, acceptsWebP: plan.acceptsWebP,
+                                           source: container.metadata.format, transparent: transparent,
+                                           animated: !container.laterFrames.isEmpty)
             // The encoder's buffers and output count against the memory budget while it runs.
             let frames = format.animates ? container.laterFrames.count + 1 : 1
             let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames) * RequestCost.encodeBytes(format)))
             defer { buffers.release() }
-            let encodeStart = ContinuousClock.now
+            let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: format), encodeStart)

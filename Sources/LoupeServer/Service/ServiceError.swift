@@ -59,7 +59,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             return ServiceError(502, "sourceFailed", "the source answered HTTP \(status)")
         case .network: return ServiceError(502, "sourceFailed", message)
         case .tooLarge: return ServiceError(413, "sourceTooLarge", message)
-        case .timeout: return ServiceError(504, "timeout", "loading the source timed out")
+        case .timeout:
+            // The loader's words say which stage ran out (connecting, waiting for the headers,
+            // reading the body); the limit is the download's, retries included.
+            return ServiceError(504, "timeout", "loading the source \(message) (the download's time limit, retries included)")
         case .unreadableFile: return ServiceError(404, "sourceNotFound", "the source cannot be read")
         case .notCached: return ServiceError(404, "notFound", "the source is not cached")
         case .unsupportedFormat: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Threads of a ``WorkQueue``'s own, on which its CPU-bound work runs: never Dispatch's global
+/// queues nor Swift's cooperative pool.
+///
+/// On Linux the cooperative pool is built on Dispatch's global queues, whose threads number
+/// the cores and grow only when a thread blocks, not when it computes: work sent to
+/// `DispatchQueue.global()` that computes for seconds takes those threads from every task in
+/// the process — a server's health check, its deadline timers, its signal handlers. Threads
+/// created here are apart from all of that, so the kernel shares the cores between them and
+/// the pool instead.
+///
+/// At most `limit` threads, started when work arrives and none is idle; a thread idle for
+/// ``idleLifetime`` ends, so a process that makes many queues (tests, short-lived pipelines)
+/// does not keep their threads.
+final class WorkerThreads: @unchecked Sendable {
+    // Why `@unchecked Sendable` is safe: `pending`, `idle` and `running` are read and written
+    // only while `condition` is locked (every access below is between its lock and unlock),
+    // and `limit` is a constant; the work items are `@Sendable`.
+    private let condition = NSCondition()
+    private var pending: [@Sendable () -> Void] = []
+    /// Threads waiting for work.
+    private var idle = 0
+    /// Threads alive.
+    private var running = 0
+    private let limit: Int
+
+    /// How long a thread waits for work before it ends.
+    static let idleLifetime: TimeInterval = 5
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Runs `work` on one of the threads, starting one if none is idle and fewer than `limit`
+    /// run; else it waits for the first thread that frees up.
+    func start(_ work: @escaping @Sendable () -> Void) {
+        condition.lock()
+        pending.append(work)
+        let spawn = idle < pending.count && running < limit
+        if spawn { running += 1 }
+        condition.signal()
+        condition.unlock()
+        if spawn {
+            let thread = Thread { [self] in loop() }
+            thread.name = "loupe.worker"
+            thread.start()
+        }
+    }
+
+    private func loop() {
+        while let work = next() { work() }
+    }
+
+    /// The next work, or `nil` (and the thread counted out) after ``idleLifetime`` without any.
+    private func next() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: Self.idleLifetime)
+        while pending.isEmpty {
+            idle += 1
+            let signalled = condition.wait(until: deadline)
+            idle -= 1
+            if !signalled, pending.isEmpty {
+                running -= 1
+                return nil
+            }
+        }
+        return pending.removeFirst()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import LoupeTestSupport
+import Testing
+@testable import LoupeCaching
+
+/// ``WorkCancellation``: the signal off-pool work reads, installed by ``WorkQueue`` and cancelled
+/// with the waiting task; and the queue's own threads, which leave the cooperative pool free.
+@Suite struct WorkCancellationTests {
+    /// Why a spinning job ended.
+    private struct Stopped: Error, Equatable {}
+
+    @Test func currentIsTheInstalledSignalAndInstallationsNest() throws {
+        #expect(WorkCancellation.current == nil)
+        let outer = WorkCancellation(), inner = WorkCancellation()
+        let seen = outer.install { () -> [ObjectIdentifier?] in
+            let first = WorkCancellation.current.map(ObjectIdentifier.init)
+            let nested = inner.install { WorkCancellation.current.map(ObjectIdentifier.init) }
+            return [first, nested, WorkCancellation.current.map(ObjectIdentifier.init)]
+        }
+        #expect(seen == [ObjectIdentifier(outer), ObjectIdentifier(inner), ObjectIdentifier(outer)])
+        #expect(WorkCancellation.current == nil)
+        inner.cancel()
+        #expect(inner.isCancelled && !outer.isCancelled)
+        #expect(throws: Stopped()) { try inner.check(Stopped()) }
+        try outer.check(Stopped())
+    }
+
+    /// Work already running sees its task's cancellation through the signal, stops with its own
+    /// error, and the caller gets that error once it has stopped: the slot is free by then.
+    @Test func runningWorkSeesItsTaskCancelledAndFreesItsSlot() async throws {
+        let queue = WorkQueue(maximumConcurrency: 1)
+        let started = Counter()
+        let task = Task {
+            try await queue.runOffPool(priority: LoadPriority(.medium)) { () throws -> Int in
+                guard let signal = WorkCancellation.current else { return -1 }
+                _ = started.increment()
+                // Bounded: 60 s of 1 ms steps at most, far past any test's patience.
+                for _ in 0..<60_000 {
+                    try signal.check(Stopped())
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+                return 0
+            }
+        }
+        #expect(await eventually { started.count == 1 })
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: Stopped.self) { try await task.value }
+        // Stopped at its next check, not after its 60 s: the bound tells the two apart with room
+        // for ThreadSanitizer on a busy machine (how soon is measured, not asserted here).
+        #expect(cancelled.duration(to: .now) < .seconds(5))
+        #expect(queue.runningCount == 0)
+        // The next work gets the slot.
+        #expect(try await queue.runOffPool(priority: LoadPriority(.medium)) { 7 } == 7)
+    }
+
+    /// Work that computes on every core does not take the cooperative pool's threads: tasks
+    /// still run meanwhile. (On Linux the pool is Dispatch's global queue, which adds no thread
+    /// for work that computes, so work sent there would starve every task.)
+    @Test func computingWorkLeavesTheCooperativePoolFree() async throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let queue = WorkQueue(maximumConcurrency: cores)
+        let started = Counter()
+        let spinners = (0..<cores).map { _ in
+            Task {
+                try await queue.runOffPool(priority: LoadPriority(.medium)) { () throws -> Int in
+                    guard let signal = WorkCancellation.current else { return -1 }
+                    _ = started.increment()
+                    var sum = 0
+                    let end = ContinuousClock.now + .seconds(30)
+                    // Computes (never blocks) until cancelled; bounded by 30 s.
+                    while ContinuousClock.now < end {
+                        try signal.check(Stopped())
+                        for value in 0..<10_000 { sum &+= value &* value }
+                    }
+                    return sum
+                }
+            }
+        }
+        defer { for spinner in spinners { spinner.cancel() } }
+        // Observed from a thread of its own: on the pool, the wait itself would need the pool.
+        let allStarted = try await onOwnThread { () -> Bool in
+            let end = ContinuousClock.now + .seconds(10)
+            while started.count < cores, ContinuousClock.now < end { usleep(1_000) }
+            return started.count == cores
+        }
+        #expect(allStarted)
+        let start = ContinuousClock.now
+        let finished = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<(cores * 8) {
+                group.addTask {
+                    await Task.yield()
+                    return index
+                }
+            }
+            return await group.reduce(0) { count, _ in count + 1 }
+        }
+        #expect(finished == cores * 8)
+        // While the spinners compute (30 s unless cancelled), not after them.
+        #expect(start.duration(to: .now) < .seconds(10))
+        for spinner in spinners {
+            spinner.cancel()
+            await #expect(throws: Stopped.self) { try await spinner.value }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LoupeCodecs
+import LoupeProcessing
+import LoupeTestSupport
+import Testing
+
+/// Each processor whose work grows with the image stops when its work is cancelled (the
+/// ``LoupeCaching/WorkCancellation`` a ``LoupeCaching/WorkQueue`` installs): with
+/// ``ProcessingError/cancelled``, no partial bitmap, at its next check (a row or band).
+/// Serialized: each holds a large image and every core it can get.
+@Suite(.serialized) struct ProcessorCancellationTests {
+    /// A processor and an input on which it computes for well over the cancellation's delay.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let make: @Sendable () throws -> any ImageProcessing
+        let width: Int, height: Int
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "blur", make: { GaussianBlur(sigma: 100) }, width: 1_200, height: 1_200),
+        Case(name: "sharpen", make: { Sharpen(sigma: 100) }, width: 1_200, height: 1_200),
+        Case(name: "pixelate", make: { Pixelate(size: 3) }, width: 3_000, height: 3_000),
+        Case(name: "trim", make: { Trim(threshold: 300) }, width: 3_000, height: 3_000),
+        Case(name: "resize", make: { Resize(width: 6_000, height: 6_000, mode: .fill, allowsUpscaling: true) }, width: 1_000, height: 1_000),
+        Case(name: "watermark", make: {
+            // Half transparent, so every pixel under it is blended.
+            let mark = try Bitmap(width: 16, height: 16, pixels: [UInt8](repeating: 128, count: 16 * 16 * 4))
+            return Watermark(mark: mark, markIdentity: "m", opacity: 1, position: .replicate)
+        }, width: 3_000, height: 3_000),
+        Case(name: "chain", make: { Pixelate(size: 3).then(GaussianBlur(sigma: 100)) }, width: 1_200, height: 1_200),
+    ]
+
+    @Test(arguments: cases)
+    func stopsWithinTheBoundWhenCancelledMidway(_ test: Case) async throws {
+        let input = try TestImage.bitmap(width: test.width, height: test.height, seed: 3)
+        let processor = try test.make()
+        let run = try await CancelledWork.run(after: .milliseconds(100)) { try processor.process(input) }
+        #expect(run.result == nil, "\(test.name) finished before its cancellation: the case needs a larger input")
+        #expect(run.error as? ProcessingError == .cancelled)
+        // At its next check, not at its end (seconds away): the bound tells the two apart with
+        // room for a debug build on a busy machine. How soon, in release, is measured apart.
+        #expect(run.stoppedAfter < .seconds(1), "\(run.stoppedAfter)")
+    }
+
+    @Test(arguments: cases)
+    func doesNoWorkWhenCancelledBeforeItStarts(_ test: Case) async throws {
+        let input = try TestImage.bitmap(width: 64, height: 64, seed: 4)
+        let processor = try test.make()
+        let run = try await CancelledWork.run(after: .zero) { try processor.process(input) }
+        #expect(run.result == nil)
+        #expect(run.error as? ProcessingError == .cancelled)
+    }
+
+    /// An animation stops between frames too, whatever its step.
+    @Test func framesStopBetweenFrames() async throws {
+        let frames = try (0..<3).map { try TestImage.bitmap(width: 32, height: 32, seed: $0) }
+        let run = try await CancelledWork.run(after: .zero) { try Crop(x: 0, y: 0, width: 8, height: 8).process(frames: frames) }
+        #expect(run.result == nil)
+        #expect(run.error as? ProcessingError == .cancelled)
+    }
+
+    /// Without a signal (a caller running a processor itself) nothing stops it.
+    @Test func runsToItsEndWithoutASignal() throws {
+        let input = try TestImage.bitmap(width: 64, height: 64, seed: 5)
+        let blurred = try GaussianBlur(sigma: 2).process(input)
+        #expect(blurred.width == 64 && blurred.height == 64)
+    }
+}
