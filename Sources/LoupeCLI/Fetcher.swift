@@ -89,11 +89,10 @@ struct Fetcher: Sendable {
             break
         }
         if let directory = options.outputDirectory {
-            let outputFormat = options.format?.imageFormat
-                ?? .defaultOutput(forSource: container.metadata.format, transparent: bitmap.hasTransparency)
-            let encoded = try ImageEncoder().encode(container.frames, loopCount: container.metadata.loopCount ?? 0,
-                                                    as: outputFormat.encoderFormat(quality: options.quality))
-            let url = directory.appendingPathComponent(outputStem + "." + outputFormat.fileExtension)
+            let output = OutputChoice(named: options.format?.imageFormat, quality: options.quality)
+                .decide(source: container.metadata.format, transparent: bitmap.hasTransparency, animated: !container.laterFrames.isEmpty)
+            let encoded = try ImageEncoder().encode(container.frames, loopCount: container.metadata.loopCount ?? 0, as: output.encoderFormat())
+            let url = directory.appendingPathComponent(outputStem + "." + output.format.fileExtension)
             do {
                 // Atomic: a reader, or a run killed midway, never sees half a file.
                 try encoded.write(to: url, options: .atomic)

@@ -15,9 +15,17 @@ public struct AVIFDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .avif
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             try withContainer(raw) { avif, metadata, info in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: ColorSource(icc: info.icc, size: info.icc_size, cicp: info.cicp),
                                      pixels: .rgba, management: options.colorManagement)
                 var message = CMessage()

@@ -16,6 +16,15 @@ public struct DecodingLimits: Sendable, Equatable {
         self.maxTotalPixelCount = maxTotalPixelCount
     }
 
+    /// Throws when the image `metadata` declares breaks a limit: an empty or too large frame,
+    /// too many frames, too many pixels in all. For a caller that passes the source on without
+    /// decoding it (the service's `raw`); decoders check as they go (``checkSize(_:)``, then
+    /// ``checkFrames(_:of:)`` for the frames they will decode).
+    public func check(_ metadata: ImageMetadata) throws(ImageCodecError) {
+        try checkSize(metadata)
+        try checkFrames(max(1, metadata.frameCount), of: metadata)
+    }
+
     /// Throws when one frame of `metadata` is too large (or empty).
     func checkSize(_ metadata: ImageMetadata) throws(ImageCodecError) {
         guard metadata.width > 0, metadata.height > 0 else {

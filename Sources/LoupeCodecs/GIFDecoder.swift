@@ -15,12 +15,21 @@ public struct GIFDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .gif
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             let limits = options.limits
+            var options = options
             // The scan skips compressed pixel data and stops one frame past the limit (or past
             // the frames asked for), so a million-frame file costs little.
             let metadata = try scan(raw, maxFrames: min(limits.maxFrameCount, max(1, options.maximumFrames ?? Int.max)))
-            try limits.checkSize(metadata)
+            options = try options.decided(for: metadata, by: afterHeader)
             let frameLimit = options.framesToDecode(of: metadata.frameCount)
             try limits.checkFrames(frameLimit, of: metadata)
             var message = CMessage()

@@ -17,9 +17,17 @@ public struct HEIFDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .heif
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             try withContainer(raw, limits: options.limits) { heif, metadata, info in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: ColorSource(icc: info.icc, size: info.icc_size, cicp: info.cicp),
                                      pixels: .rgba, management: options.colorManagement)
                 let thumbnail = HEIFDecoder.usesThumbnail(info, maxPixelSize: options.maxPixelSize)

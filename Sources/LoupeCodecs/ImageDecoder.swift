@@ -14,6 +14,14 @@ public struct ImageDecoder: ImageDecoding {
         try decoder(for: data).decode(data, options: options)
     }
 
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
+        try decoder(for: data).decode(data, options: options, afterHeader: afterHeader)
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) != nil
+    }
+
     private func decoder(for data: Data) throws -> any ImageDecoding {
         guard let format = ImageFormat(sniffing: data) else { throw ImageCodecError.unrecognizedFormat }
         return switch format {

@@ -54,3 +54,73 @@ extension ImageFormat {
     /// The media type (`Content-Type`): `image/` and the format's name for every format here.
     public var mimeType: String { "image/" + rawValue }
 }
+
+/// How a result's format and quality are chosen, given before the image is known (a URL, a
+/// command line, `Accept`) and decided once the image is (``decide(source:transparent:animated:)``):
+/// the one decision the service, `loupe fetch` and the pipeline's stored copies make.
+public struct OutputChoice: Sendable, Hashable {
+    /// The format asked for by name (`loupe fetch --format`, an imgproxy URL's `format`):
+    /// written whatever the image; an animation keeps its first frame in a format that cannot
+    /// animate, as in imgproxy.
+    public var named: ImageFormat?
+    /// The formats the client accepts beyond the source's rule, best first (the service's
+    /// `Accept` negotiation): the first that can hold the image is taken, so an animation skips
+    /// the ones that cannot animate (an animation negotiated to AVIF becomes WebP when WebP is
+    /// accepted too); with none that can, the source's rule applies.
+    public var accepted: [ImageFormat]
+    /// Whether a result with no named or accepted format keeps its source's format where Loupe
+    /// writes it (``ImageFormat/defaultOutput(forSource:transparent:)``, imgproxy's rule); else
+    /// it is JPEG, or PNG with transparency (``ImageFormat/fallbackOutput(transparent:)``), for
+    /// a copy that is only read back.
+    public var keepsSourceFormat: Bool
+    /// The quality of a lossy format not in `qualities`.
+    public var quality: Int
+    /// The quality of each lossy format that has its own.
+    public var qualities: [ImageFormat: Int]
+
+    /// Creates a choice; by default the source's rule at `quality`.
+    public init(named: ImageFormat? = nil, accepted: [ImageFormat] = [], keepsSourceFormat: Bool = true, quality: Int,
+                qualities: [ImageFormat: Int] = [:]) {
+        self.named = named
+        self.accepted = accepted
+        self.keepsSourceFormat = keepsSourceFormat
+        self.quality = quality
+        self.qualities = qualities
+    }
+
+    /// The format and quality of a result made from a `source` image (`transparent`: its first
+    /// frame has transparency; `animated`: it has more than one frame).
+    public func decide(source: ImageFormat, transparent: Bool, animated: Bool) -> OutputDecision {
+        let format = named
+            ?? accepted.first { !animated || $0.animates }
+            ?? (keepsSourceFormat ? .defaultOutput(forSource: source, transparent: transparent) : .fallbackOutput(transparent: transparent))
+        return OutputDecision(format: format, quality: qualities[format] ?? quality)
+    }
+
+    /// Whether the result may keep an animation's frames, known before the image is: false only
+    /// for a named format that cannot animate, so that frames are decoded only to be kept.
+    public var mayKeepFrames: Bool { named?.animates ?? true }
+
+    /// The choice's format inputs as text (`jpeg`, `avif+webp`, `source`): two choices that can
+    /// decide differently for one image have different keys, for a cache keyed by results.
+    /// Qualities are not in it.
+    public var formatKey: String {
+        if let named { return named.rawValue }
+        let stored = keepsSourceFormat ? "source" : "fallback"
+        return accepted.isEmpty ? stored : accepted.map(\.rawValue).joined(separator: "+")
+    }
+}
+
+/// What an ``OutputChoice`` decided for one image: the format and the quality to write it at.
+public struct OutputDecision: Sendable, Hashable {
+    /// The format to write.
+    public var format: ImageFormat
+    /// The quality (used by the lossy formats; ignored by PNG and GIF).
+    public var quality: Int
+
+    /// The encoder settings for this decision; throws for a format Loupe does not write
+    /// (``ImageFormat/encoderFormat(quality:)``).
+    public func encoderFormat() throws(ImageCodecError) -> ImageEncoder.Format {
+        try format.encoderFormat(quality: quality)
+    }
+}

@@ -23,9 +23,17 @@ public struct JPEGDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .jpeg
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             try withHeader(raw) { jpeg, metadata, colors in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let eighths = JPEGDecoder.scaleEighths(width: metadata.width, height: metadata.height,
                                                        maxPixelSize: options.maxPixelSize, minimumScale: options.minimumScale)

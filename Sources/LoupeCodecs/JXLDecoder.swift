@@ -14,9 +14,17 @@ public struct JXLDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .jxl
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             try withHeader(raw) { jxl, metadata, info in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let source = info.icc.map { ColorSource.iccProfile(Data(bytes: $0, count: info.icc_size)) }
                 let plan = ColorPlan(source: source, pixels: info.grey != 0 ? .grey : .rgba, management: options.colorManagement)
                 var message = CMessage()

@@ -18,6 +18,14 @@ public struct PNGDecoder: ImageDecoding {
         try decode(data, options: options, allowingFastPath: true).image
     }
 
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
+        try decode(data, options: options, allowingFastPath: true, afterHeader: afterHeader).image
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .png
+    }
+
     /// The largest image the C shim's fast path decodes, in bytes of inflated rows: it holds
     /// them all at once beside the output bitmap (libpng holds one row), so a 100-megapixel
     /// RGBA file would need 400 MB more. 64 MiB is a 21-megapixel RGB photo.
@@ -26,10 +34,11 @@ public struct PNGDecoder: ImageDecoding {
     /// `decode(_:options:)` with the C shim's fast path allowed or not (libpng alone), and
     /// whether it was taken: internal, for the tests that compare the two paths.
     func decode(_ data: Data, options: DecodingOptions, allowingFastPath: Bool,
-                fastPathRawLimit: Int = PNGDecoder.fastPathRawLimit) throws -> (image: DecodedImage, usedFastPath: Bool) {
+                fastPathRawLimit: Int = PNGDecoder.fastPathRawLimit,
+                afterHeader: HeaderDecision = { _, _ in }) throws -> (image: DecodedImage, usedFastPath: Bool) {
         try data.withUnsafeBytes { raw in
             try withHeader(raw) { png, metadata, colors in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,

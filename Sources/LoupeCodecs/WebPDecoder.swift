@@ -14,9 +14,17 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == .webp
+    }
+
+    public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             try withContainer(raw) { webp, metadata, animated, profile in
-                try options.limits.checkSize(metadata)
+                let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: profile.map(ColorSource.iccProfile), pixels: .rgba, management: options.colorManagement)
                 // An animation of one frame still needs compositing: its frame may be smaller
                 // than the canvas and offset within it. Its first frame alone, for a thumbnail,

@@ -22,6 +22,31 @@ import Testing
         #expect(formats.map(\.mimeType) == ["image/jpeg", "image/png", "image/webp", "image/gif", "image/heif", "image/avif", "image/jxl"])
     }
 
+    /// The one decision of a result's format and quality: a named format whatever the image; else
+    /// the first accepted format that can hold the image (an animation skips those that cannot
+    /// animate); else the source's rule, or JPEG/PNG for a copy that is only read back.
+    @Test func outputChoiceDecidesFormatAndQuality() {
+        let named = OutputChoice(named: .jpeg, accepted: [.webp], quality: 80, qualities: [.jpeg: 60])
+        #expect(named.decide(source: .gif, transparent: true, animated: true) == OutputDecision(format: .jpeg, quality: 60))
+        #expect(!named.mayKeepFrames && named.formatKey == "jpeg")
+        #expect(OutputChoice(named: .gif, quality: 80).mayKeepFrames)
+        let negotiated = OutputChoice(accepted: [.avif, .webp], quality: 80, qualities: [.webp: 70])
+        #expect(negotiated.decide(source: .jpeg, transparent: false, animated: false) == OutputDecision(format: .avif, quality: 80))
+        #expect(negotiated.decide(source: .gif, transparent: false, animated: true) == OutputDecision(format: .webp, quality: 70))
+        #expect(negotiated.mayKeepFrames && negotiated.formatKey == "avif+webp")
+        // An animation whose only accepted format cannot animate falls back to the source's rule.
+        #expect(OutputChoice(accepted: [.avif], quality: 80).decide(source: .gif, transparent: false, animated: true).format == .gif)
+        for source in ImageFormat.allCases {
+            for transparent in [false, true] {
+                let kept = OutputChoice(quality: 80).decide(source: source, transparent: transparent, animated: false)
+                #expect(kept.format == .defaultOutput(forSource: source, transparent: transparent) && kept.format.isWritable)
+                let copy = OutputChoice(keepsSourceFormat: false, quality: 90).decide(source: source, transparent: transparent, animated: false)
+                #expect(copy == OutputDecision(format: .fallbackOutput(transparent: transparent), quality: 90))
+            }
+        }
+        #expect(OutputChoice(quality: 80).formatKey == "source" && OutputChoice(keepsSourceFormat: false, quality: 80).formatKey == "fallback")
+    }
+
     /// Every format Loupe writes, written from the policy's encoder settings, is that format
     /// when sniffed and decoded; an animation keeps its frames exactly where the policy says it
     /// animates. A format Loupe does not write is refused with a typed error.

@@ -15,6 +15,6 @@ import Testing
         #expect(error.kind == "unsupportedFormat")
         #expect(error.message == "the source is a HEIF image, which this server cannot decode")
         #expect(!error.message.contains("libheif.so.1"))
-        #expect(ImagePipelineError.decodingFailed(missing).kind == "unsupportedFormat")
+        #expect(ImagePipelineError.decodingFailed(missing).reason == .codecUnavailable)
     }
 }

@@ -3,6 +3,7 @@ import LoupeCodecs
 import LoupeOrigin
 @testable import LoupeServer
 import LoupeTestSupport
+import Logging
 import Testing
 
 /// Options → pipeline → encoded response, and the HTTP around it, through the service's routes and a
@@ -131,17 +132,27 @@ import Testing
         }
     }
 
-    /// Without a format in the URL (named or negotiated) the service takes the codecs' policy
-    /// for every source, transparent or not (its table is checked in OutputFormatPolicyTests).
-    @Test func resultFormatOfASourceWithoutANamedFormat() {
-        for source in ImageFormat.allCases {
-            for transparent in [false, true] {
-                let format = ImageService.resultFormat(planned: nil, negotiated: false, acceptsWebP: true, source: source,
-                                                       transparent: transparent, animated: false)
-                #expect(format == .defaultOutput(forSource: source, transparent: transparent), "\(source)")
-                #expect(format.isWritable, "\(source)")
-            }
-        }
+    /// A request's output choice: the URL's format by name (no negotiation), else what `Accept`
+    /// lists that the server negotiates (AVIF only when on, before WebP), else the source's rule;
+    /// the qualities resolved per lossy format. Its decisions are checked in OutputFormatPolicyTests.
+    @Test func aPlansOutputChoiceComesFromTheURLOrAccept() throws {
+        var settings = testSettings()
+        settings.negotiatesAVIF = true
+        settings.formatQuality = [.webp: 70]
+        let service = try ImageService(settings: settings, metrics: ServerMetrics(), logger: Logger(label: "test"))
+        let source = "/insecure/w:30/plain/http://127.0.0.1/a.png"
+        let both = "image/avif,image/webp,*/*"
+        #expect(try service.plan(path: source + "@jpg", accept: both).output.named == .jpeg)
+        #expect(try service.plan(path: source + "@jpg", accept: both).output.accepted.isEmpty)
+        let negotiated = try service.plan(path: source, accept: both)
+        #expect(negotiated.output.accepted == [.avif, .webp] && negotiated.negotiated)
+        #expect(negotiated.output.decide(source: .gif, transparent: false, animated: true) == OutputDecision(format: .webp, quality: 70))
+        #expect(negotiated.output.decide(source: .png, transparent: true, animated: false) == OutputDecision(format: .avif, quality: 80))
+        #expect(try service.plan(path: source, accept: "image/webp;q=0, image/avif").output.accepted == [.avif])
+        #expect(try service.plan(path: source, accept: nil).output.decide(source: .heif, transparent: true, animated: false).format == .png)
+        settings.negotiatesAVIF = false
+        let plain = try ImageService(settings: settings, metrics: ServerMetrics(), logger: Logger(label: "test"))
+        #expect(try plain.plan(path: source, accept: both).output.accepted == [.webp])
     }
 
     @Test func everyResizeModeGivesImgproxysSize() async throws {

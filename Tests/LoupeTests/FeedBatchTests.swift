@@ -58,7 +58,7 @@ import Testing
         for try await item in streamed.results() {
             switch item.result {
             case .success: outcomes.append("ok")
-            case .failure(let error): outcomes.append((error as? ImagePipelineError)?.kind ?? "\(error)")
+            case .failure(let error): outcomes.append((error as? ImagePipelineError)?.reason.rawValue ?? "\(error)")
             }
         }
         #expect(outcomes == Array(repeating: "ok", count: 3) + ["httpStatus"] + Array(repeating: "ok", count: 4)

@@ -36,7 +36,7 @@ import Testing
                 Issue.record("expected a network error, got \(String(describing: error))")
                 return
             }
-            #expect(error?.kind == "network")
+            #expect(error?.reason == .network)
             let attempts = RetryPolicy().maximumAttempts
             #expect(origin.requestCount(for: "/reset.jpg") == attempts, "a reset is transient: retried")
             #expect(pipeline.statistics.retries == attempts - 1)
@@ -65,7 +65,7 @@ import Testing
                 Issue.record("expected a timeout reading the body, got \(String(describing: error))")
                 return
             }
-            #expect(error?.kind == "timeout")
+            #expect(error?.reason == .timeout)
             #expect(await eventually(timeout: .seconds(10)) { origin.openConnections == 0 }, "the transfer was abandoned")
             try await expectNothingCached(pipeline, disk, request, origin: origin, path: "/drip.jpg")
         }
@@ -83,7 +83,7 @@ import Testing
                 Issue.record("expected an invalid response, got \(String(describing: error))")
                 return
             }
-            #expect(error?.kind == "network")
+            #expect(error?.reason == .network)
             #expect(origin.requestCount(for: "/short.jpg") == 1, "a server that lies is not asked again")
             try await expectNothingCached(pipeline, disk, request, origin: origin, path: "/short.jpg")
         }
@@ -146,7 +146,7 @@ import Testing
                     Issue.record("\(path): expected too many redirects, got \(String(describing: error))")
                     continue
                 }
-                #expect(error?.kind == "redirects")
+                #expect(error?.reason == .network)
                 #expect(pipeline.statistics.retries == 0, "not transient")
                 await pipeline.flushDataCache()
                 #expect(try disk.entry(forKey: request.url.absoluteString) == nil)
@@ -171,7 +171,7 @@ import Testing
                 Issue.record("expected too large, got \(String(describing: error))")
                 return
             }
-            #expect(error?.kind == "tooLarge")
+            #expect(error?.reason == .tooLarge)
             #expect(await eventually(timeout: .seconds(10)) { origin.openConnections == 0 }, "the transfer was abandoned")
             try await expectNothingCached(pipeline, disk, request, origin: origin, path: "/endless.jpg")
         }
@@ -205,7 +205,7 @@ import Testing
                 for _ in 0..<10 { group.addTask { await failure(of: pipeline, request) } }
                 return await group.reduce(into: [ImagePipelineError?]()) { $0.append($1) }
             }
-            #expect(errors.count == 10 && errors.allSatisfy { $0?.kind == "network" })
+            #expect(errors.count == 10 && errors.allSatisfy { $0?.reason == .network })
             #expect(origin.requestCount(for: "/shared.jpg") == 1, "one load for all ten")
             #expect(pipeline.statistics.failures == ["network": 10])
             try await expectNothingCached(pipeline, disk, request, origin: origin, path: "/shared.jpg")

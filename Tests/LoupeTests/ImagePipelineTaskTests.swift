@@ -125,11 +125,11 @@ import Testing
 
     @Test func unsupportedSchemesAndMissingFilesAreTypedErrors() async throws {
         let pipeline = ImagePipeline(configuration: .init(dataLoader: LocalDataLoader()))
-        for (url, kind) in [("ftp://127.0.0.1/a.jpg", "invalidURL"), ("file:///nonexistent/loupe.jpg", "file")] {
+        for (url, reason) in [("ftp://127.0.0.1/a.jpg", ImageFailure.Reason.invalidSource), ("file:///nonexistent/loupe.jpg", .unreadableFile)] {
             await #expect {
                 try await pipeline.image(for: try #require(URL(string: url)))
             } throws: { error in
-                (error as? ImagePipelineError)?.kind == kind
+                (error as? ImagePipelineError)?.reason == reason
             }
         }
     }
@@ -147,7 +147,7 @@ import Testing
         await #expect {
             try await pipeline.image(for: try temporaryFile(TestImage.png(width: 40, height: 40)))
         } throws: { error in
-            (error as? ImagePipelineError)?.kind == "limitExceeded"
+            (error as? ImagePipelineError)?.reason == .limitExceeded
         }
     }
 }

@@ -37,7 +37,7 @@ extension ImagePipeline {
         public var decodes = 0
         /// Processors run.
         public var processorRuns = 0
-        /// Requests that ended in an error, by ``ImagePipelineError/kind``.
+        /// Requests that ended in an error, by the raw value of their ``ImagePipelineError/reason``.
         public var failures: [String: Int] = [:]
         /// Requests whose caller cancelled them.
         public var cancellations = 0
@@ -105,7 +105,7 @@ extension ImagePipeline {
         }
 
         func recordFailure(_ error: ImagePipelineError) {
-            let kind = error.kind
+            let kind = error.reason.rawValue
             failures.withLock { $0[kind, default: 0] += 1 }
             Counter(label: "loupe_errors_total", dimensions: [("kind", kind)]).increment()
         }

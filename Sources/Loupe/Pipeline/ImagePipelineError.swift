@@ -1,7 +1,3 @@
-import LoupeCaching
-import LoupeCodecs
-import LoupeLoading
-import LoupeProcessing
 
 /// Why the pipeline could not produce an image. Cancellation is not an error of the pipeline:
 /// a cancelled request throws `CancellationError`.
@@ -17,31 +13,10 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
     /// A processor failed; `processor` is its identifier.
     case processingFailed(processor: String, any Error)
 
-    /// A short, stable name of the failure's kind, for statistics and metrics.
-    public var kind: String {
-        switch self {
-        case .dataLoadingFailed(let error):
-            switch error as? DataLoadingError {
-            case .invalidURL, .unsupportedScheme: "invalidURL"
-            case .httpStatus: "httpStatus"
-            case .tooLarge: "tooLarge"
-            case .timedOut: "timeout"
-            case .tooManyRedirects: "redirects"
-            case .network, .invalidResponse: "network"
-            case .file: "file"
-            case .forbiddenAddress: "forbiddenAddress"
-            case nil: "dataLoading"
-            }
-        case .notCached: "notCached"
-        case .decodingFailed(let error):
-            switch error as? ImageCodecError {
-            case .pixelLimitExceeded, .frameLimitExceeded, .totalPixelLimitExceeded: "limitExceeded"
-            case .unrecognizedFormat, .libraryUnavailable: "unsupportedFormat"
-            default: "decoding"
-            }
-        case .processingFailed: "processing"
-        }
-    }
+    /// The class of failure, in the pipeline's one vocabulary (``ImageFailure/Reason``): what
+    /// statistics and metrics count, what `loupe fetch` and the service map to their kinds and
+    /// HTTP statuses.
+    public var reason: ImageFailure.Reason { ImageFailure(self).reason }
 
     public var description: String {
         switch self {

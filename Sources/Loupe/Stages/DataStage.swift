@@ -15,7 +15,9 @@ package final class DataStage: Sendable {
 
     init(context: StageContext, networkQueue: WorkQueue, progressObservers: ProgressObservers) {
         let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers)
-        let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil) { key, priority in
+        // Its callers are other stages' loads (the decode stage's, the request loader's): a load
+        // starts on their thread.
+        let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil, startsLoadsInline: true) { key, priority in
             try await work.data(for: key, priority: priority)
         }
         self.loader = loader
@@ -41,14 +43,12 @@ package final class DataStage: Sendable {
         try await requestLoader.stageValue(for: key, priority: priority)
     }
 
-    /// Refuses downloaded data whose header the decoder cannot read (package-visible for the
-    /// benchmarks' instruction counts).
+    /// Refuses downloaded data that does not start like an image the decoder reads, from its
+    /// signature: the header is read once, by the decode (package-visible for the benchmarks'
+    /// instruction counts). Data that starts like an image but does not decode is stored, then
+    /// removed from the disk cache by the decode stage.
     package static func checkDownloadedImage(_ data: Data, decoder: any ImageDecoding) throws {
-        do {
-            _ = try decoder.metadata(of: data)
-        } catch {
-            throw ImagePipelineError.decodingFailed(error)
-        }
+        guard decoder.recognizes(data) else { throw ImagePipelineError.decodingFailed(ImageCodecError.unrecognizedFormat) }
     }
 
     /// The stage's work, apart from its loader so the loader's load can hold it.
@@ -148,8 +148,8 @@ package final class DataStage: Sendable {
 
             context.recorder.record(.downloads)
             context.recorder.record(.bytesDownloaded, response.data.count)
-            // Data that is not an image the decoder can read is refused here, before it is stored:
-            // a server answering HTML as image/jpeg must leave nothing in the cache.
+            // Data that is not an image the decoder reads is refused here, before it is stored: a
+            // server answering HTML as image/jpeg must leave nothing in the cache.
             try DataStage.checkDownloadedImage(response.data, decoder: context.configuration.decoder)
             storeData(response, forKey: dataKey, freshness: freshness)
             reservation?.settle(to: response.data.count)

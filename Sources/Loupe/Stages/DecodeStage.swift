@@ -15,7 +15,9 @@ package final class DecodeStage: Sendable {
     init(context: StageContext, dataStage: DataStage) {
         let work = Work(context: context, dataStage: dataStage)
         self.work = work
-        loader = SingleFlightLoader(memoryCache: nil) { key, priority in
+        // Its callers are the process and final image stages' loads: a decode's load starts on
+        // their thread.
+        loader = SingleFlightLoader(memoryCache: nil, startsLoadsInline: true) { key, priority in
             try await work.image(for: key, priority: priority)
         }
     }
@@ -28,9 +30,18 @@ package final class DecodeStage: Sendable {
 
     /// A processed image stored on disk, decoded as it is (never downscaled again), in the
     /// processing queue; not shared with other loads.
-    func decodeStoredImage(_ data: Data, priority: LoadPriority) async throws
-        -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
+    func decodeStoredImage(_ data: Data, priority: LoadPriority) async throws -> Decoded {
         try await work.decode(data, thumbnail: nil, priority: priority)
+    }
+
+    /// A decode's result: the image, how long the decode took, the decoded pixels' share of the
+    /// memory budget (if there is one, for the caller to hold as long as it holds the pixels),
+    /// and the first processor's plan when the decode was made for it.
+    struct Decoded {
+        var value: ImageContainer
+        var duration: Duration
+        var reservation: MemoryReservation?
+        var sourcePlan: (any Sendable)?
     }
 
     /// The stage's work, apart from its loader so the loader's load can hold it.
@@ -43,7 +54,7 @@ package final class DecodeStage: Sendable {
         /// processor that scales the image down itself, at the smallest scale it still needs.
         func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
             let fetched = try await dataStage.data(for: key.data, priority: priority)
-            let container: (value: ImageContainer, duration: Duration, reservation: MemoryReservation?)
+            let container: Decoded
             do {
                 container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
                                              sourceScaling: key.sourceScaling, priority: priority)
@@ -58,7 +69,7 @@ package final class DecodeStage: Sendable {
             return StagedImage(
                 container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
                 timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data,
-                reservation: container.reservation)
+                reservation: container.reservation, sourcePlan: container.sourcePlan)
         }
 
         /// Removes data that turned out not to decode from the disk cache. The data stage stores a
@@ -67,7 +78,7 @@ package final class DecodeStage: Sendable {
         /// request from disk, without asking the server, until it expires. Data over the decoding
         /// limits is valid and stays: downloading it again would only fail again.
         private func discardUndecodableData(_ fetched: FetchedData, forKey dataKey: String, error: ImagePipelineError) {
-            guard case .decodingFailed = error, fetched.origin == .network || fetched.origin == .disk, error.kind != "limitExceeded",
+            guard case .decodingFailed = error, error.reason != .limitExceeded, fetched.origin == .network || fetched.origin == .disk,
                   let dataCacheWriter = context.dataCacheWriter, dataCacheWriter.entry(forKey: dataKey)?.data == fetched.data
             else { return }
             dataCacheWriter.remove(forKey: dataKey)
@@ -75,49 +86,67 @@ package final class DecodeStage: Sendable {
         }
 
         /// Decodes in the processing queue (also for the final image stage's processed images
-        /// stored on disk). Returns the decoded pixels' share of the memory budget (if there is one),
-        /// for the caller to hold as long as it holds the pixels.
+        /// stored on disk), reading the header once: what depends on it — the first processor's
+        /// plan and the decode's scale for it, the pixels' share of the memory budget (taken on
+        /// the worker, without waiting: the decode is committed, and only the end of its pixels,
+        /// processed or the request done, gives the memory back; on failure it is dropped here,
+        /// which releases it) — is decided between the header and the pixels.
         func decode(
             _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, sourceScaling: (any SourceScaledProcessing)? = nil,
             priority: LoadPriority
-        ) async throws -> (value: ImageContainer, duration: Duration, reservation: MemoryReservation?) {
+        ) async throws -> Decoded {
             let decoder = context.configuration.decoder
             let limits = context.configuration.decodingLimits
             let budget = context.configuration.memoryBudget
-            let ((container, reservation), duration) = try await context.runProcessingWork(priority: priority) {
-                // The header, read once more before the decode, only where someone needs it.
-                let metadata = sourceScaling != nil || budget != nil ? try? decoder.metadata(of: data) : nil
-                // Refused from the header, before the decode's memory is taken.
-                if let sourceScaling, let metadata {
-                    do {
-                        try sourceScaling.checkSource(metadata, maximumFrames: maximumFrames)
-                    } catch {
-                        throw ImagePipelineError.processingFailed(processor: sourceScaling.identifier, error)
+            let (decoded, duration) = try await context.runProcessingWork(priority: priority) {
+                var reservation: MemoryReservation?
+                var sourcePlan: (any Sendable)?
+                let container = try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder,
+                                                           limits: limits) { metadata, options in
+                    if let sourceScaling {
+                        // Refused from the header, before the decode's memory is taken.
+                        do {
+                            try sourceScaling.checkSource(metadata, maximumFrames: maximumFrames)
+                        } catch {
+                            throw ImagePipelineError.processingFailed(processor: sourceScaling.identifier, error)
+                        }
+                        let planned = try DecodeStage.plan(sourceScaling, for: metadata)
+                        sourcePlan = planned.plan
+                        options.minimumScale = planned.minimumScale
+                    }
+                    reservation = budget.map {
+                        $0.reserveNow(DecodeStage.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames,
+                                                               minimumScale: options.minimumScale))
                     }
                 }
-                let minimumScale = metadata.flatMap { DecodeStage.minimumScale(of: $0, for: sourceScaling) }
-                // Taken on the worker, without waiting: the decode is committed, and only the end
-                // of its pixels (processed, or the request done) gives the memory back; on failure
-                // the reservation is dropped here, which releases it.
-                let reservation = budget.map {
-                    $0.reserveNow(DecodeStage.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames, minimumScale: minimumScale))
-                }
-                return (try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder, limits: limits,
-                                            minimumScale: minimumScale), reservation)
+                return Decoded(value: container, duration: .zero, reservation: reservation, sourcePlan: sourcePlan)
             }
             context.recorder.record(.decodes)
-            return (container, duration, reservation)
+            var result = decoded
+            result.duration = duration
+            return result
         }
     }
 
-    /// The share of the source's size `sourceScaling` needs decoded, from the source's header
-    /// (its size as it will be decoded: upright); nil without one.
-    static func minimumScale(of metadata: ImageMetadata, for sourceScaling: (any SourceScaledProcessing)?) -> Double? {
-        guard let sourceScaling, metadata.width > 0, metadata.height > 0 else { return nil }
+    /// `sourceScaling`'s plan for the source `metadata` describes (its size as it will be
+    /// decoded: upright), and the share of the source's size the plan needs decoded. A plan
+    /// over the processor's limits fails here, before the decode, as the processor's failure.
+    static func plan(_ sourceScaling: any SourceScaledProcessing, for metadata: ImageMetadata) throws
+        -> (plan: any Sendable, minimumScale: Double) {
         let turned = metadata.orientation.swapsDimensions
-        let scale = sourceScaling.minimumSourceScale(sourceWidth: turned ? metadata.height : metadata.width,
-                                                     sourceHeight: turned ? metadata.width : metadata.height)
-        return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+        let (width, height) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
+        do {
+            return try planned(sourceScaling, width: width, height: height)
+        } catch {
+            throw ImagePipelineError.processingFailed(processor: sourceScaling.identifier, error)
+        }
+    }
+
+    private static func planned<Scaling: SourceScaledProcessing>(_ scaling: Scaling, width: Int, height: Int) throws(ProcessingError)
+        -> (plan: any Sendable, minimumScale: Double) {
+        let plan = try scaling.plan(sourceWidth: width, sourceHeight: height)
+        let scale = scaling.minimumSourceScale(for: plan)
+        return (plan, scale.isFinite && scale > 0 ? min(scale, 1) : 1)
     }
 
     /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
@@ -137,20 +166,22 @@ package final class DecodeStage: Sendable {
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
-    /// to `thumbnail` or to `minimumScale` of the source), then resize to fit `thumbnail`, then
+    /// to `thumbnail` or to the scale `afterHeader` sets from the header, which is read once),
+    /// then resize to fit `thumbnail`, then
     /// convert the colours to sRGB — after the resize, so a thumbnail converts only its own
     /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
     /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
     /// that many of an animation's frames, each treated the same way.
     package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding,
-                                   limits: DecodingLimits, minimumScale: Double? = nil) throws -> ImageContainer {
+                                   limits: DecodingLimits, afterHeader: HeaderDecision = { _, _ in }) throws -> ImageContainer {
         var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: maximumFrames <= 1, limits: limits,
-                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing,
-                                      minimumScale: minimumScale)
+                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         if maximumFrames > 1 { options.maximumFrames = maximumFrames }
         let image: DecodedImage
         do {
-            image = try decoder.decode(data, options: options)
+            image = try decoder.decode(data, options: options, afterHeader: afterHeader)
+        } catch let error as ImagePipelineError {
+            throw error
         } catch {
             throw ImagePipelineError.decodingFailed(error)
         }

@@ -31,6 +31,10 @@ final class FinalImageStage: Sendable {
         try await loader.stageValue(for: key, priority: priority)
     }
 
+    /// How a processed copy stored on disk is written: JPEG, or PNG with transparency, whatever
+    /// the source (the copy is only read back).
+    static let storedCopy = OutputChoice(keepsSourceFormat: false, quality: 90)
+
     /// The stage's work, apart from its loader so the loader's load can hold it.
     private struct Work: Sendable {
         let context: StageContext
@@ -82,13 +86,15 @@ final class FinalImageStage: Sendable {
         private func storeProcessedImage(_ staged: StagedImage, _ key: StageKey) {
             guard let dataCacheWriter = context.dataCacheWriter else { return }
             let bitmap = staged.container.bitmap
+            let source = staged.container.metadata.format
             let diskKey = key.image.diskKey
             let expiresAt = configuration.defaultTimeToLive.map { configuration.now().addingTimeInterval($0) }
             let logger = context.logger
             Task.detached(priority: .background) { [processingQueue = context.processingQueue] in
                 do {
                     let data = try await processingQueue.runOffPool(priority: LoadPriority(.background)) {
-                        try ImageEncoder().encode(bitmap, as: ImageFormat.fallbackOutput(transparent: bitmap.hasTransparency).encoderFormat(quality: 90))
+                        let output = FinalImageStage.storedCopy.decide(source: source, transparent: bitmap.hasTransparency, animated: false)
+                        return try ImageEncoder().encode(bitmap, as: output.encoderFormat())
                     }
                     dataCacheWriter.store(data, forKey: diskKey, expiry: DiskCacheExpiry(expiresAt: expiresAt))
                 } catch {

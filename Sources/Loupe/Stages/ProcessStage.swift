@@ -14,7 +14,8 @@ final class ProcessStage: Sendable {
     init(context: StageContext, decodeStage: DecodeStage) {
         let work = Work(context: context, decodeStage: decodeStage)
         self.work = work
-        loader = SingleFlightLoader(memoryCache: nil) { loader, key, priority in
+        // Its callers are the final image stage's loads and its own: a load starts on their thread.
+        loader = SingleFlightLoader(memoryCache: nil, startsLoadsInline: true) { loader, key, priority in
             try await work.process(key, loader: loader, priority: priority)
         }
     }
@@ -45,9 +46,11 @@ final class ProcessStage: Sendable {
             // has one; without, its input would already be its result.
             guard let processor = key.processors.last else { return staged }
             let input = staged.container.bitmap
-            // The first processor, when it chose the decode's scale, gets the source's upright size
-            // with the (maybe smaller) decode, to compute its geometry as on the full image.
+            // The first processor, when it chose the decode's scale, gets its plan from the source's
+            // header (made by the decode stage) with the (maybe smaller) decode, to compute its
+            // geometry as on the full image.
             let scaling = key.processors.count == 1 ? key.sourceScaling : nil
+            let sourcePlan = staged.sourcePlan
             let metadata = staged.container.metadata
             let turned = metadata.orientation.swapsDimensions
             let (sourceWidth, sourceHeight) = turned ? (metadata.height, metadata.width) : (metadata.width, metadata.height)
@@ -64,7 +67,8 @@ final class ProcessStage: Sendable {
                 do {
                     // A still image (and a first-frame request) takes the plain path, without arrays.
                     if inputLaterFrames.isEmpty {
-                        bitmap = try scaling.map { try $0.process(input, sourceWidth: sourceWidth, sourceHeight: sourceHeight) } ?? processor.process(input)
+                        bitmap = try scaling.map { try $0.process(input, anyPlan: sourcePlan, sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
+                            ?? processor.process(input)
                         laterFrames = inputLaterFrames
                     } else {
                         // Animations (GIF, WebP) decode in full, so their frames need no source size.
@@ -90,6 +94,7 @@ final class ProcessStage: Sendable {
             staged.container.laterFrames = laterFrames
             // The input's pixels are no longer this image's: their share of the budget goes with them.
             staged.reservation = reservation
+            staged.sourcePlan = nil
             staged.timings.processing = (staged.timings.processing ?? .zero) + duration
             return staged
         }

@@ -15,7 +15,7 @@ struct StageContext: Sendable {
 
     /// Logs a failure of shared work once, at the configured level.
     func logFailure(_ error: ImagePipelineError, key: String) {
-        logger.log(level: configuration.failureLogLevel, "failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.kind)"])
+        logger.log(level: configuration.failureLogLevel, "failed", metadata: ["key": "\(key)", "error": "\(error)", "kind": "\(error.reason)"])
     }
 
     /// Runs CPU-bound `work` (the decode and process stages') in the processing queue (bounded,

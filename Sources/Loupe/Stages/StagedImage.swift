@@ -14,6 +14,10 @@ struct StagedImage: Sendable {
     /// the image (released once processing replaces them, or the last holder lets go); `nil`
     /// without a budget and in the memory cache.
     var reservation: MemoryReservation?
+    /// The first processor's plan for this source (``SourceScaledProcessing/SourcePlan``),
+    /// made from the header when the decode stage decoded for it, so the processor does not
+    /// plan again; `nil` otherwise.
+    var sourcePlan: (any Sendable)?
 }
 
 /// What the data stage produces.

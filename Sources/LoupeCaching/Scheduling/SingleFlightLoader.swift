@@ -35,6 +35,12 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// Where finished values are kept; `nil` when the loader only coalesces.
     public let memoryCache: MemoryCache<Key, Value>?
+    /// Whether a load started for a caller that waits runs on the caller's thread until it first
+    /// suspends (`Task.immediateDetached`), instead of being queued for a thread of its own: a
+    /// hop fewer per load where the callers are themselves loads (a pipeline's stages below
+    /// the top). Never for a loader an app may call from the main actor, whose thread would run
+    /// the load's start; prefetches are always queued.
+    public let startsLoadsInline: Bool
 
     @usableFromInline let load: RecursiveLoad
     @usableFromInline let cost: @Sendable (Value) -> Int
@@ -59,9 +65,11 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public convenience init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        startsLoadsInline: Bool = false,
         prioritizedLoad: @escaping PrioritizedLoad
     ) {
-        self.init(memoryCache: memoryCache, cost: cost, recursiveLoad: { _, key, priority in try await prioritizedLoad(key, priority) })
+        self.init(memoryCache: memoryCache, cost: cost, startsLoadsInline: startsLoadsInline,
+                  recursiveLoad: { _, key, priority in try await prioritizedLoad(key, priority) })
     }
 
     /// Creates a loader whose load receives the loader and its live priority (see
@@ -69,10 +77,12 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        startsLoadsInline: Bool = false,
         recursiveLoad: @escaping RecursiveLoad
     ) {
         self.memoryCache = memoryCache
         self.cost = cost
+        self.startsLoadsInline = startsLoadsInline
         self.load = recursiveLoad
     }
 
@@ -125,7 +135,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public func prefetch(_ key: Key, priority: TaskPriority = .low) {
         if memoryCache?.value(forKey: key) != nil { return }
         flights.withLock { flights in
-            if case .flight(let flight) = flightLocked(for: key, priority: priority, in: &flights) {
+            if case .flight(let flight, _) = flightLocked(for: key, priority: priority, startsTask: true, in: &flights) {
                 flight.prefetchPriority = max(flight.prefetchPriority ?? priority, priority)
                 LoadPriority.noteChange()
             }
@@ -217,11 +227,14 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     @usableFromInline
     enum JoinOutcome {
         case waiting, cancelled, cached(Value)
+        /// Waiting for a flight this caller created, whose task it starts.
+        case starting(Flight)
     }
 
     @usableFromInline
     enum Lookup {
-        case flight(Flight)
+        /// The flight, and whether this lookup created it.
+        case flight(Flight, created: Bool)
         case cached(Value)
     }
 
@@ -238,26 +251,56 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
             // The cancellation handler may already have run and found nothing to remove: the
             // flag is set before it runs, so checking it under the lock closes that window.
             if Task.isCancelled { return .cancelled }
-            switch flightLocked(for: key, priority: current, in: &flights) {
+            switch flightLocked(for: key, priority: current, startsTask: !startsLoadsInline, in: &flights) {
             case .cached(let value):
                 return .cached(value)
-            case .flight(let flight):
+            case .flight(let flight, let created):
                 flight.waiters[waiter] = Waiter(continuation: continuation, priority: priority)
-                return .waiting
+                return created && flight.task == nil ? .starting(flight) : .waiting
             }
         }
         switch outcome {
         case .waiting: break
+        case .starting(let flight): startInline(flight, key: key, priority: current)
         case .cancelled: continuation.resume(throwing: CancellationError())
         case .cached(let value): continuation.resume(returning: value)
         }
     }
 
-    /// Returns the flight for `key`, starting one if needed and raising its priority to
-    /// `priority` — or the cached value when a load finished between the caller's cache check
+    /// Starts `flight`'s load on this thread, outside the lock (the load may ask this loader
+    /// for other keys), then records its task — and cancels it at once if every waiter left
+    /// while it ran up to its first suspension.
+    @inlinable
+    func startInline(_ flight: Flight, key: Key, priority: TaskPriority) {
+        let id = flight.id
+        let loadPriority = self.loadPriority(of: key, flight: id, fallback: priority)
+        let task = Task.immediateDetached(priority: priority) { [self] in
+            await run(key, flight: id, priority: loadPriority)
+        }
+        let abandoned = flights.withLock { flights -> Bool in
+            flight.task = task
+            // A caller that joined before the task existed may have raised the priority.
+            if flight.escalatedPriority > priority { task.escalatePriority(to: flight.escalatedPriority) }
+            // Over (its result delivered) or abandoned: either way no longer this key's flight.
+            return flights[key]?.id != id
+        }
+        if abandoned { task.cancel() }
+    }
+
+    /// The live priority of `flight`'s load: its waiters' and prefetch's now.
+    @inlinable
+    func loadPriority(of key: Key, flight id: UInt64, fallback priority: TaskPriority) -> LoadPriority {
+        LoadPriority(derived: { [weak self] in
+            self?.currentStanding(of: key, flight: id) ?? LoadPriority.Standing(priority: priority, arrival: nil)
+        })
+    }
+
+    /// Returns the flight for `key`, creating one if needed (its task started here with
+    /// `startsTask`, else by the caller once it has released the lock) and raising its priority
+    /// to `priority` — or the cached value when a load finished between the caller's cache check
     /// and this lock, so that no second load starts for it.
     @inlinable
-    func flightLocked(for key: Key, priority: TaskPriority, in flights: inout [Key: Flight]) -> Lookup {
+    func flightLocked(for key: Key, priority: TaskPriority, startsTask: Bool, in flights: inout [Key: Flight]) -> Lookup {
         if let flight = flights[key] {
             // The flight's priority (the highest of its waiters') may rise with this one.
             LoadPriority.noteChange()
@@ -265,20 +308,20 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
                 flight.escalatedPriority = priority
                 flight.task?.escalatePriority(to: priority)
             }
-            return .flight(flight)
+            return .flight(flight, created: false)
         }
         if let value = memoryCache?.value(forKey: key) { return .cached(value) }
         let id = nextID.add(1, ordering: .relaxed).newValue
         let flight = Flight(id: id, priority: priority)
-        let loadPriority = LoadPriority(derived: { [weak self] in
-            self?.currentStanding(of: key, flight: id) ?? LoadPriority.Standing(priority: priority, arrival: nil)
-        })
-        // Detached: the load is shared, so it must not inherit the first caller's task-locals.
-        flight.task = Task.detached(priority: priority) { [self] in
-            await run(key, flight: id, priority: loadPriority)
+        if startsTask {
+            let loadPriority = loadPriority(of: key, flight: id, fallback: priority)
+            // Detached: the load is shared, so it must not inherit the first caller's task-locals.
+            flight.task = Task.detached(priority: priority) { [self] in
+                await run(key, flight: id, priority: loadPriority)
+            }
         }
         flights[key] = flight
-        return .flight(flight)
+        return .flight(flight, created: true)
     }
 
     /// The highest priority among the flight's waiters and prefetch now, with the earliest

@@ -14,8 +14,10 @@ extension ImgproxyGeometry: SourceScaledProcessing {
             untrimmed.trimThreshold = nil
             geometry = ImgproxyGeometry(options: untrimmed, filters: filters, resultLimit: resultLimit, cost: cost)
         }
-        if frames.count > 1, let first = frames.first {
-            let plan = geometry.plan(width: first.width, height: first.height)
+        guard let first = frames.first else { return [] }
+        // One plan for every frame: they share the canvas's size.
+        let sourcePlan = try geometry.plan(sourceWidth: first.width, sourceHeight: first.height)
+        if frames.count > 1, let plan = sourcePlan.geometry {
             let framed = framedSize(plan)
             // In Double: a plan's sizes before checkLimits may be far beyond any real image.
             let perFrame = max(Double(framed.width) * Double(framed.height), Double(plan.scaledWidth) * Double(plan.scaledHeight))
@@ -26,24 +28,40 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         }
         var result: [Bitmap] = []
         result.reserveCapacity(frames.count)
-        for frame in frames { result.append(try geometry.process(frame)) }
+        for frame in frames { result.append(try geometry.process(frame, plan: sourcePlan)) }
         return result
     }
 
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        try process(bitmap, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
+        try process(bitmap, plan: plan(sourceWidth: bitmap.width, sourceHeight: bitmap.height))
+    }
+
+    /// The geometry for one source, planned once: from the header when the pipeline decodes
+    /// for this processor, so the plan and its limits run before the decode and not again.
+    struct SourcePlan: Sendable {
+        /// The source's upright size.
+        var sourceWidth: Int, sourceHeight: Int
+        /// The sizes; `nil` when a trim comes first, whose result they depend on (planned then
+        /// on the trimmed image).
+        var geometry: Plan?
+    }
+
+    /// The plan for a `sourceWidth`×`sourceHeight` source (as decoded, before the rotation),
+    /// its result checked against the limits.
+    func plan(sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> SourcePlan {
+        guard options.trimThreshold == nil else { return SourcePlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight) }
+        let plan = plan(width: sourceWidth, height: sourceHeight)
+        try checkLimits(plan, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+        return SourcePlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight, geometry: plan)
     }
 
     /// The plan's scale (the larger of its two axes): the result needs no finer pixels than
     /// that, whatever is cut, rotated, extended or padded around it. Trim and a smart crop
     /// read the source's pixels themselves, so they take the full decode (imgproxy, too,
-    /// loads a trimmed image without shrinking it); so does a result over the limits, whose
-    /// error must not depend on the decode.
-    func minimumSourceScale(sourceWidth: Int, sourceHeight: Int) -> Double {
-        guard scalesOnLoad, sourceWidth > 0, sourceHeight > 0 else { return 1 }
-        let plan = self.plan(width: sourceWidth, height: sourceHeight)
-        guard (try? checkLimits(plan, sourceWidth: sourceWidth, sourceHeight: sourceHeight)) != nil else { return 1 }
-        let scale = max(plan.wScale, plan.hScale)
+    /// loads a trimmed image without shrinking it).
+    func minimumSourceScale(for plan: SourcePlan) -> Double {
+        guard scalesOnLoad, let geometry = plan.geometry, plan.sourceWidth > 0, plan.sourceHeight > 0 else { return 1 }
+        let scale = max(geometry.wScale, geometry.hScale)
         return scale.isFinite && scale > 0 ? min(scale, 1) : 1
     }
 
@@ -64,8 +82,9 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         return options.trimThreshold == nil && !(crops && (options.cropGravity ?? options.gravity).anchor == .smart)
     }
 
-    func process(_ bitmap: Bitmap, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> Bitmap {
+    func process(_ bitmap: Bitmap, plan sourcePlan: SourcePlan) throws(ProcessingError) -> Bitmap {
         var image = bitmap
+        let (sourceWidth, sourceHeight) = (sourcePlan.sourceWidth, sourcePlan.sourceHeight)
         // A decode smaller than the source: the plan is the source's, and `region` is the part
         // of the decode that the image so far (`width`×`height` source pixels) covers; it is
         // resampled once, by the scale, so the cut before it costs nothing.
@@ -78,8 +97,13 @@ extension ImgproxyGeometry: SourceScaledProcessing {
                              equalVertical: options.trimEqualVertical).process(image)
             (width, height) = (image.width, image.height)
         }
-        let plan = self.plan(width: width, height: height)
-        try checkLimits(plan, sourceWidth: width, sourceHeight: height)
+        let plan: Plan
+        if let planned = sourcePlan.geometry {
+            plan = planned
+        } else {
+            plan = self.plan(width: width, height: height)
+            try checkLimits(plan, sourceWidth: width, sourceHeight: height)
+        }
         let turned = options.rotate % 180 != 0
 
         // The crop, on the image before it is turned: its size and gravity turned back.

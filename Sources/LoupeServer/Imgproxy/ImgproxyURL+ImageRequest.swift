@@ -6,6 +6,6 @@ extension ImgproxyURL {
     /// size), for a source at `source`; results larger than `resultLimit` a side are refused as
     /// `--max-result-dimension` refuses them. The URL fuzz target runs these processors.
     package func imageRequest(source: URL, resultLimit: Int) -> ImageRequest {
-        ImageService.imageRequest(url: source, options: options, format: nil, resultLimit: resultLimit)
+        ImageService.imageRequest(url: source, options: options, resultLimit: resultLimit)
     }
 }

@@ -21,7 +21,7 @@ extension ImageService {
         let priority = LoadPriority(.medium, arrival: arrival ?? gate.takeArrival())
         let processes = options.changesGeometry || !options.filters.isEmpty || options.background != nil
         var request = processes
-            ? Self.imageRequest(url: url, options: options, format: nil, resultLimit: settings.maximumResultDimension)
+            ? Self.imageRequest(url: url, options: options, resultLimit: settings.maximumResultDimension)
             : ImageRequest(url: url, thumbnail: 256)
         request.cacheKey = cacheKey
         let response = try await pipeline.image(for: request, priority: priority)

@@ -18,8 +18,8 @@ extension ImageService {
         let data = try await pipeline.data(for: plan.request).data
         let metadata: ImageMetadata
         do {
-            metadata = try ImageDecoder().metadata(of: data)
-            try checkDeclaredSize(metadata)
+            metadata = try pipeline.configuration.decoder.metadata(of: data)
+            try pipeline.configuration.decodingLimits.check(metadata)
         } catch {
             throw ImagePipelineError.decodingFailed(error)
         }
@@ -28,25 +28,5 @@ extension ImageService {
                   plan.options.format == nil || plan.options.format == metadata.format else { return nil }
         }
         return EncodedResult(data: data, format: metadata.format)
-    }
-
-    /// The pipeline's decoding limits, applied to a header alone.
-    private func checkDeclaredSize(_ metadata: ImageMetadata) throws(ImageCodecError) {
-        let limits = pipeline.configuration.decodingLimits
-        guard metadata.width > 0, metadata.height > 0 else {
-            throw .invalidDimensions(width: metadata.width, height: metadata.height)
-        }
-        // Both sides come from 32-bit header fields: the product cannot overflow.
-        let pixels = metadata.width * metadata.height
-        guard pixels <= limits.maxPixelCount else {
-            throw .pixelLimitExceeded(width: metadata.width, height: metadata.height, limit: limits.maxPixelCount)
-        }
-        guard metadata.frameCount <= limits.maxFrameCount else {
-            throw .frameLimitExceeded(frames: metadata.frameCount, limit: limits.maxFrameCount)
-        }
-        let (total, overflow) = pixels.multipliedReportingOverflow(by: max(1, metadata.frameCount))
-        guard !overflow, total <= limits.maxTotalPixelCount else {
-            throw .totalPixelLimitExceeded(frames: metadata.frameCount, pixelsPerFrame: pixels, limit: limits.maxTotalPixelCount)
-        }
     }
 }

@@ -84,19 +84,18 @@ final class ImageService: Sendable {
     struct Plan: Sendable {
         var url: URL
         var options: ProcessingOptions
-        /// Whether the output format was chosen from `Accept` (or the source), not the URL.
-        var negotiated: Bool
-        /// The output format when known before loading.
-        var format: ImageFormat?
-        /// Whether `Accept` lists WebP: an animation negotiated to AVIF, which Loupe writes
-        /// still, becomes WebP then, as in imgproxy.
-        var acceptsWebP = false
+        /// How the result's format and quality are chosen once the image is known
+        /// (``outputChoice(_:accept:)``).
+        var output: OutputChoice
         /// Names the result (options + source + format decision, and a local file's version),
         /// not the signature.
         var resultKey: String
         var request: ImageRequest
         /// A local source's modification time (`Last-Modified`); `nil` for remote sources.
         var lastModified: Date?
+
+        /// Whether the output format was chosen from `Accept` (or the source), not the URL.
+        var negotiated: Bool { output.named == nil }
     }
 
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
@@ -107,32 +106,22 @@ final class ImageService: Sendable {
         var options = parsed.options
         try check(&options, now: now)
         let (url, local) = try sourceURL(parsed.source)
-        var format = options.format
-        let negotiated = format == nil
-        let acceptsWebP = accept.map { Self.accepts($0, "image/webp") } ?? false
-        if negotiated, let accept {
-            if settings.negotiatesAVIF, Self.accepts(accept, "image/avif") {
-                format = .avif
-            } else if acceptsWebP {
-                format = .webp
-            }
-        }
-        // A negotiated AVIF is WebP for an animation when `Accept` lists WebP: part of the decision.
-        let formatDecision = (format?.rawValue ?? "source") + (negotiated && format == .avif && acceptsWebP ? "+webp" : "")
+        let output = outputChoice(options, accept: accept)
+        let formatDecision = output.formatKey
         let version = local.map { "\nv=" + $0.version } ?? ""
         let mark = watermarkStep(for: options)
         // The step's identifier: the mark's digest and the opacity after the server's factor,
         // so a changed image or --watermark-opacity is a new result even in the disk cache.
         let markKey = mark.map { ";" + $0.identifier } ?? ""
         let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey)\(markKey);f=\(formatDecision)")
-        // Frames are decoded only for a result that can keep them (a negotiated AVIF may turn WebP).
-        let frames = format.map({ $0.animates || (negotiated && $0 == .avif) }) ?? true ? options.maxAnimationFrames ?? 1 : 1
-        let cost = RequestCostCheck(options: options, format: format, watermark: mark, maximumFrames: frames, settings: settings)
-        var request = Self.imageRequest(url: url, options: options, format: format, resultLimit: settings.maximumResultDimension,
-                                        watermark: mark, cost: cost)
+        // Frames are decoded only for a result that can keep them.
+        let frames = output.mayKeepFrames ? options.maxAnimationFrames ?? 1 : 1
+        let cost = RequestCostCheck(options: options, format: output.named ?? output.accepted.first, watermark: mark, maximumFrames: frames,
+                                    settings: settings)
+        var request = Self.imageRequest(url: url, options: options, resultLimit: settings.maximumResultDimension, watermark: mark, cost: cost)
         if let local { request.cacheKey = local.pipelineKey }
         request.maximumFrames = frames
-        return Plan(url: url, options: options, negotiated: negotiated, format: format, acceptsWebP: acceptsWebP, resultKey: resultKey,
+        return Plan(url: url, options: options, output: output, resultKey: resultKey,
                     request: request, lastModified: local?.attributes.modified)
     }
 
@@ -231,17 +220,17 @@ final class ImageService: Sendable {
             let encodeStart = ContinuousClock.now
             // Asked once: the format choice and JPEG's flattening both need it.
             let transparent = container.bitmap.hasTransparency
-            let format = Self.resultFormat(planned: plan.format, negotiated: plan.negotiated, acceptsWebP: plan.acceptsWebP,
-                                           source: container.metadata.format, transparent: transparent,
-                                           animated: !container.laterFrames.isEmpty)
+            let output = plan.output.decide(source: container.metadata.format, transparent: transparent,
+                                            animated: !container.laterFrames.isEmpty)
             // The encoder's buffers and output count against the memory budget while it runs.
-            let frames = format.animates ? container.laterFrames.count + 1 : 1
-            let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames) * RequestCost.encodeBytes(format)))
+            let frames = output.format.animates ? container.laterFrames.count + 1 : 1
+            let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames)
+                                                      * RequestCost.encodeBytes(output.format)))
             defer { buffers.release() }
-            let encoder = ResultEncoder(format: format, options: plan.options, settings: settings)
+            let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes)
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
-            return (EncodedResult(data: encoded, format: format), encodeStart)
+            return (EncodedResult(data: encoded, format: output.format), encodeStart)
         }
         let encodeTime = encodeStart.duration(to: .now)
         metrics.stageDuration("encode", encodeTime)
@@ -270,7 +259,7 @@ final class ImageService: Sendable {
     /// pipeline decode a JPEG at the smallest scale its result needs; then the background, then
     /// the watermark. With `cost`, a request that some source the server accepts could take
     /// over the cost limit always gets the geometry, which checks it from the source's header.
-    static func imageRequest(url: URL, options: ProcessingOptions, format: ImageFormat?,
+    static func imageRequest(url: URL, options: ProcessingOptions,
                              resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
                              cost: RequestCostCheck? = nil) -> ImageRequest {
         let filters = options.filters
@@ -292,18 +281,6 @@ final class ImageService: Sendable {
         // imgproxy draws the watermark last, after the background.
         if let watermark { processors.append(watermark) }
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
-    }
-
-    /// The result's format: the URL's (`planned`, not `negotiated`) whatever the source — an
-    /// animation written to a format that cannot animate becomes its first frame, as in
-    /// imgproxy; one chosen from `Accept`, except that an animation does not go AVIF (which
-    /// Loupe writes still) but WebP when `Accept` lists it, else the source's rule; without
-    /// either, the codecs' ``ImageFormat/defaultOutput(forSource:transparent:)``.
-    static func resultFormat(planned: ImageFormat?, negotiated: Bool, acceptsWebP: Bool, source: ImageFormat, transparent: Bool,
-                             animated: Bool) -> ImageFormat {
-        if let planned, !(negotiated && animated && !planned.animates) { return planned }
-        if planned != nil, acceptsWebP { return .webp }
-        return .defaultOutput(forSource: source, transparent: transparent)
     }
 
     /// Whether an `Accept` header lists `type` (with a non-zero quality).

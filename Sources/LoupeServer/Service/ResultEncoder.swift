@@ -2,9 +2,11 @@ import Foundation
 import LoupeCodecs
 import LoupeProcessing
 
-/// Encodes a result: the quality its format gets (imgproxy's order: the URL's `quality`, its
-/// `format_quality`, the server's `--format-quality`, then `--quality`), JPEG's flattening of
-/// transparency, and `max_bytes`, which lowers the quality until the result fits.
+/// Encodes a result in the format and at the quality its ``OutputChoice`` decided, with JPEG's
+/// flattening of transparency and `max_bytes`, which lowers the quality until the result fits;
+/// and the quality each lossy format gets (imgproxy's order: the URL's `quality`, its
+/// `format_quality`, the server's `--format-quality`, then `--quality`), which a request's
+/// output choice is made with.
 struct ResultEncoder: Sendable {
     /// The output format.
     let format: ImageFormat
@@ -17,11 +19,11 @@ struct ResultEncoder: Sendable {
     /// still does not fit is answered as it is.
     static let lowestFittingQuality = 10
 
-    /// The encoder for `format` with the quality `options` and `settings` give it.
-    init(format: ImageFormat, options: ProcessingOptions, settings: ServerSettings) {
-        self.format = format
-        quality = Self.quality(for: format, options: options, settings: settings)
-        maxBytes = options.maxBytes
+    /// The encoder for what `output` decided, fitting the result to `maxBytes` (0: no limit).
+    init(output: OutputDecision, maxBytes: Int) {
+        format = output.format
+        quality = output.quality
+        self.maxBytes = maxBytes
     }
 
     /// The quality `format` gets: the first set of the URL's `quality`, the URL's
