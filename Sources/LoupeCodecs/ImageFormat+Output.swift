@@ -118,6 +118,12 @@ public struct OutputDecision: Sendable, Hashable {
     /// The quality (used by the lossy formats; ignored by PNG and GIF).
     public var quality: Int
 
+    /// A decision to write `format` at `quality`.
+    public init(format: ImageFormat, quality: Int) {
+        self.format = format
+        self.quality = quality
+    }
+
     /// The encoder settings for this decision; throws for a format Loupe does not write
     /// (``ImageFormat/encoderFormat(quality:)``).
     public func encoderFormat() throws(ImageCodecError) -> ImageEncoder.Format {

@@ -86,7 +86,7 @@ import Testing
         func request(_ path: String) throws -> Loupe.ImageRequest {
             let options = try ImgproxyURL(path: "/insecure/\(path)/plain/local:///a.jpg").options
             let cost = RequestCostCheck(options: options, format: options.format, watermark: nil, maximumFrames: 1, settings: settings)
-            return ImageService.imageRequest(url: URL(fileURLWithPath: "/a.jpg"), options: options, format: options.format, cost: cost)
+            return ImageService.imageRequest(url: URL(fileURLWithPath: "/a.jpg"), options: options, cost: cost)
         }
         #expect(try request("rs:fit:300:300/f:jpg").thumbnail == 300)
         #expect(try request("rs:fit:300:300/f:jpg").processors.isEmpty)

@@ -103,7 +103,7 @@ import Testing
             return handler
         }
         let pipeline = ImagePipeline(configuration: configuration)
-        let request = ImageService.imageRequest(url: file, options: options, format: nil)
+        let request = ImageService.imageRequest(url: file, options: options)
         let image = try await pipeline.image(for: request).container.bitmap
         #expect(decodedSizes.all == [item.decoded], "\(item): \(item.rule)")
         #expect("\(image.width)x\(image.height)" == item.result, "\(item)")

@@ -186,6 +186,11 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         let framed = framedSize(plan)
         let largest = max(framed.width, framed.height, plan.scaledWidth, plan.scaledHeight)
         guard largest > resultLimit, largest > max(sourceWidth, sourceHeight) else { return }
+        // The scaled image before its cut may be what is too long: the message names it then.
+        if max(plan.scaledWidth, plan.scaledHeight) > max(framed.width, framed.height) {
+            throw .invalidParameter("the image scaled to \(plan.scaledWidth)x\(plan.scaledHeight) (before its cut to \(framed.width)x\(framed.height)) "
+                + "would exceed \(resultLimit) pixels per side")
+        }
         throw .invalidParameter("the result (\(framed.width)x\(framed.height)) would exceed \(resultLimit) pixels per side")
     }
 

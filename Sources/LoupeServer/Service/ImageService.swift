@@ -283,6 +283,21 @@ final class ImageService: Sendable {
         return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
     }
 
+    /// How a request's result gets its format and quality: the URL's format by name, else the
+    /// formats `Accept` lists that the server negotiates (AVIF when ``ServerSettings/negotiatesAVIF``,
+    /// then WebP), else the source's rule; each lossy format at the quality `options` (checked,
+    /// so its qualities resolved) and the settings give it (``ResultEncoder/quality(for:options:settings:)``).
+    func outputChoice(_ options: ProcessingOptions, accept: String?) -> OutputChoice {
+        var accepted: [ImageFormat] = []
+        if options.format == nil, let accept {
+            if settings.negotiatesAVIF, Self.accepts(accept, "image/avif") { accepted.append(.avif) }
+            if Self.accepts(accept, "image/webp") { accepted.append(.webp) }
+        }
+        let qualities = ImageFormat.allCases.filter(\.isLossy).map { ($0, ResultEncoder.quality(for: $0, options: options, settings: settings)) }
+        return OutputChoice(named: options.format, accepted: accepted, quality: settings.defaultQuality,
+                            qualities: Dictionary(uniqueKeysWithValues: qualities))
+    }
+
     /// Whether an `Accept` header lists `type` (with a non-zero quality).
     static func accepts(_ accept: String, _ type: String) -> Bool {
         accept.split(separator: ",").contains { item in

@@ -147,7 +147,8 @@ struct RequestCostCheck: Sendable {
         let turned = source.orientation.swapsDimensions
         let width = max(1, turned ? source.height : source.width), height = max(1, turned ? source.width : source.height)
         let frames = Double(max(1, min(source.frameCount, maximumFrames)))
-        var scale = geometry.minimumSourceScale(sourceWidth: width, sourceHeight: height)
+        // A plan the limits refuse is refused before its cost is weighed (`checkSource`).
+        var scale = (try? geometry.plan(sourceWidth: width, sourceHeight: height)).map { geometry.minimumSourceScale(for: $0) } ?? 1
         if source.format == .jpeg {
             scale = Double(JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: nil, minimumScale: scale)) / 8
         } else {
