@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// Resolves a host name with the system resolver (`getaddrinfo`: /etc/hosts and the configured
 /// DNS answer as they do for every other program), once per hop, for the address guard to judge
@@ -9,9 +10,11 @@ enum HostResolution {
     /// Every address `host` resolves to (port 0), in the resolver's order; an IP literal (with or
     /// without IPv6 brackets) is its own answer, without a lookup.
     ///
-    /// The lookup runs on a Dispatch thread, off the cooperative pool. `getaddrinfo` cannot be
-    /// interrupted, so the caller's cancellation (a download's deadline) ends the wait at once
-    /// and the lookup finishes on its thread, its answer dropped.
+    /// The lookup blocks, so it runs on NIO's pool of threads for blocking work, never on the
+    /// cooperative pool nor Dispatch's global queues (on Linux the same threads: a lookup there
+    /// waited behind CPU-bound work for seconds). `getaddrinfo` cannot be interrupted, so the
+    /// caller's cancellation (a download's deadline) ends the wait at once and the lookup
+    /// finishes on its thread, its answer dropped.
     static func addresses(of host: String) async throws -> [SocketAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if let literal = try? SocketAddress(ipAddress: name, port: 0) { return [literal] }
@@ -19,7 +22,9 @@ enum HostResolution {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard waiter.wait(continuation) else { return }
-                DispatchQueue.global().async { waiter.finish(.success(lookUp(name))) }
+                NIOThreadPool.singleton.submit { state in
+                    waiter.finish(state == .active ? .success(lookUp(name)) : .failure(CancellationError()))
+                }
             }
         } onCancel: {
             waiter.finish(.failure(CancellationError()))
