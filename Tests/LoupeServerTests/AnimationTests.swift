@@ -42,8 +42,7 @@ import Testing
     }
 
     static func settings(root: TemporaryFolder, maximumAnimationFrames: Int) throws -> ServerSettings {
-        var settings = ServerSettings()
-        settings.allowsUnsigned = true
+        var settings = testSettings()
         settings.localRoot = try RootedFileSystem(root: root.url.path)
         settings.maximumAnimationFrames = maximumAnimationFrames
         return settings
