@@ -15,8 +15,8 @@ import Synchronization
 /// A waiter whose task is cancelled leaves the queue at once with `CancellationError` and
 /// never runs. Generic: it knows nothing of what the work is (downloads, decodes).
 ///
-/// Synchronous, CPU-bound work (``runOffPool(priority:_:)``) runs on the queue's own threads
-/// (``WorkerThreads``), off Swift's cooperative pool and Dispatch's, and a worker that finishes
+/// Synchronous, CPU-bound work (``runOffPool(priority:_:)``) runs on the threads every queue
+/// shares (``WorkerThreads``), off Swift's cooperative pool and Dispatch's, and a worker that finishes
 /// one runs the next waiting one itself: a busy queue hands its work from worker to worker without a round trip through the
 /// waiting task (resumed on the pool only to send its work back to a worker).
 package final class WorkQueue: Sendable {
@@ -72,15 +72,11 @@ package final class WorkQueue: Sendable {
     package let maximumConcurrency: Int
     package let rateLimit: RateLimit?
     private let state: Locked<State>
-    /// Where ``runOffPool(priority:_:)``'s work runs: one thread per slot, and one more so that
-    /// work handed over while a thread resumes its caller does not wait for it.
-    private let workers: WorkerThreads
 
     package init(maximumConcurrency: Int, rateLimit: RateLimit? = nil) {
         self.maximumConcurrency = max(1, maximumConcurrency)
         self.rateLimit = rateLimit.map { RateLimit(requestsPerSecond: max($0.requestsPerSecond, 0.001), burst: max(1, $0.burst)) }
         state = Locked(State(tokens: Double(self.rateLimit?.burst ?? 0), refilledAt: .now))
-        workers = WorkerThreads(limit: self.maximumConcurrency + 1)
     }
 
     /// The number of operations running now.
@@ -129,7 +125,7 @@ package final class WorkQueue: Sendable {
         }
     }
 
-    /// Runs synchronous, CPU-bound `work` on one of the queue's worker threads, off Swift's
+    /// Runs synchronous, CPU-bound `work` on one of the shared worker threads, off Swift's
     /// cooperative pool (whose few threads must stay free for continuations), once a slot is free and in
     /// priority order like ``run(priority:order:_:)``; returns its result.
     ///
@@ -218,7 +214,7 @@ package final class WorkQueue: Sendable {
     /// can start next. Each job's slot is freed before its caller is resumed (as `run` frees it
     /// before returning), and its caller is resumed before the next job runs.
     private func startOnWorker(_ job: any OffPoolJob) {
-        workers.start { [self] in
+        WorkerThreads.shared.start { [self] in
             var next: (any OffPoolJob)? = job
             while let job = next {
                 job.perform(cancelled: false)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Threads of a ``WorkQueue``'s own, on which its CPU-bound work runs: never Dispatch's global
-/// queues nor Swift's cooperative pool.
+/// The threads on which ``WorkQueue``s run their CPU-bound work: never Dispatch's global queues
+/// nor Swift's cooperative pool.
 ///
 /// On Linux the cooperative pool is built on Dispatch's global queues, whose threads number
 /// the cores and grow only when a thread blocks, not when it computes: work sent to
@@ -10,9 +10,12 @@ import Foundation
 /// created here are apart from all of that, so the kernel shares the cores between them and
 /// the pool instead.
 ///
-/// At most `limit` threads, started when work arrives and none is idle; a thread idle for
-/// ``idleLifetime`` ends, so a process that makes many queues (tests, short-lived pipelines)
-/// does not keep their threads.
+/// Every queue shares ``shared``: a process that makes many queues (several pipelines, a test
+/// suite's servers) runs no more CPU-bound threads than its cores can take, so the event loops
+/// and the cooperative pool keep their share of the cores (thirty suites' queues, each with
+/// threads of its own, starved their test servers' event loops past their timeouts under
+/// ThreadSanitizer). At most `limit` threads, started when work arrives and none is idle; a
+/// thread idle for ``idleLifetime`` ends.
 final class WorkerThreads: @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: `pending`, `idle` and `running` are read and written
     // only while `condition` is locked (every access below is between its lock and unlock),
@@ -27,6 +30,10 @@ final class WorkerThreads: @unchecked Sendable {
 
     /// How long a thread waits for work before it ends.
     static let idleLifetime: TimeInterval = 5
+
+    /// The threads of every queue in the process: one per core, and one more so that work handed
+    /// over while a thread resumes its caller does not wait for it.
+    static let shared = WorkerThreads(limit: ProcessInfo.processInfo.activeProcessorCount + 1)
 
     init(limit: Int) {
         self.limit = max(1, limit)
