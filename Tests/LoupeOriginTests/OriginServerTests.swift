@@ -54,7 +54,9 @@ private func withOrigin<T>(
             // 60 at once, not hundreds: AsyncHTTPClient's pool keeps 8 connections to a host and
             // counts a request's wait for one against the 10 s connect timeout, which a queue of
             // 200 outlived under ThreadSanitizer on a loaded machine (getConnectionFromPoolTimeout).
-            let loader = AsyncHTTPClientDataLoader()
+            // The pool's wait counts against the connect timeout: a minute, not ten seconds (a
+            // queue of 60 outlived those too under ThreadSanitizer beside the other suites).
+            let loader = AsyncHTTPClientDataLoader(limits: HTTPLoadingLimits(connectTimeout: .seconds(60)))
             let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for i in 0..<60 {
                     group.addTask {

@@ -31,7 +31,9 @@ import Testing
             let request = ImageRequest(url: origin.url("/reset.jpg"))
             let start = ContinuousClock.now
             let error = await failure(of: pipeline, request)
-            #expect(ContinuousClock.now - start < .seconds(20))
+            // Ends after its retries, not never: the bound leaves room for ThreadSanitizer on two
+            // cores (seen: 20.4 s there).
+            #expect(ContinuousClock.now - start < .seconds(60))
             guard case .dataLoadingFailed(DataLoadingError.network) = error else {
                 Issue.record("expected a network error, got \(String(describing: error))")
                 return
@@ -127,7 +129,8 @@ import Testing
             let times = arrivals.all
             try #require(times.count == 2)
             #expect(times[1] - times[0] >= .seconds(1))
-            #expect(times[1] - times[0] < .seconds(10))
+            // Soon after it, not at some later retry (seen: 12.7 s under ThreadSanitizer).
+            #expect(times[1] - times[0] < .seconds(30))
             #expect(pipeline.statistics.retries == 1)
         }
     }
