@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The enlarged-blur attack of issue 39 against a real `loupe serve` (binary given): the two enlarged blurs
-at once with --request-timeout 10, /health polled every 200 ms meanwhile. Loopback only. Run with the conformance venv's Python (Pillow):
+at once with --request-timeout 10, /health polled every 200 ms meanwhile. A second argument
+replaces the URL ("{n}" is the blur's sigma), e.g. "/insecure/rs:fit:2000:2000:1/bl:{n}/plain/local:///ok.jpg@jpg",
+the most expensive blur the cost bound lets through. Loopback only. Run with the conformance venv's Python (Pillow):
   .venv-conformance/bin/python Scripts/bench/bounded-work-attack.py .build-release-tests/release/loupe"""
 import subprocess, sys, tempfile, threading, time, urllib.request, urllib.error
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measures the bounded-work timings against a real `loupe serve` (binary given): the 504 of a blur cut
 at a 2 s deadline, the next cheap request after it (against one alone), and a /batch with a
-declared 10 GB body. Loopback only; five rounds each, medians printed."""
+declared 10 GB body. Loopback only; five rounds each, medians printed. With the conformance
+venv's Python (Pillow): .venv-conformance/bin/python Scripts/bench/bounded-work-timings.py .build-release-tests/release/loupe"""
 import json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request, urllib.error
 
 loupe = sys.argv[1]
