@@ -81,35 +81,39 @@ import Testing
         }
     }
 
-    /// Once a request took two seconds and more in line, the first request whose line ahead and
-    /// itself cannot finish within its 6 s deadline at that pace gets 429 `overloaded` with
+    /// Once a request took twenty seconds and more in line, the first request whose line ahead
+    /// and itself cannot finish within its 60 s deadline at that pace gets 429 `overloaded` with
     /// Retry-After at once, while the requests ahead are still held at the origin, and its
     /// source is never asked for. Which one that is follows from the estimate the server
-    /// exposes (two ahead when the warm request took a little over 2 s; fewer where the work
+    /// exposes (two ahead when the warm request took a little over 20 s; fewer where the work
     /// around the origin's delay is slow, as under ThreadSanitizer on a busy machine).
     @Test func aRequestTheLineWouldMakeLateIsRefusedAtOnce() async throws {
         let photo = try TestImage.jpeg(width: 320, height: 240, seed: 32)
         let gate = Gate()
         try await OriginServer.run(handler: { request in
-            if request.path == "/warm.jpg" { return .ok(photo, delay: .seconds(2)) }
+            if request.path == "/warm.jpg" { return .ok(photo, delay: .seconds(20)) }
             await gate.waitIgnoringCancellation()
             return .ok(photo)
         }) { origin in
             var settings = testSettings()
             settings.workers = 1
             settings.queueLength = 64
-            settings.requestTimeout = .seconds(6)
+            // A minute against a warm request of twenty seconds and more: its own work has forty
+            // seconds of room, which ThreadSanitizer beside thirty suites needed (a 6 s deadline
+            // against 2 s was passed there).
+            settings.requestTimeout = .seconds(60)
+            settings.downloadTimeout = .seconds(60)
             try await RunningServer.with(settings) { server in
                 // Whatever fails, the held downloads are let go, so the server can shut down.
                 defer { gate.open() }
-                // Alone in line for more than two seconds: the time per request is now over 2 s.
+                // Alone in line for more than twenty seconds: the time per request is now over 20 s.
                 let warm = try await server.request(insecurePath("rs:fit:50:50", origin.url("/warm.jpg").absoluteString))
                 #expect(warm.status == 200)
                 // Known once the warm request has left the line (just after its answer).
                 let perRequest = try #require(await server.eventuallyMetric("loupe_admission_estimate_seconds") { $0 > 0 })
-                #expect(perRequest >= 2)
-                // The first request that k ahead of it make late: (k + 1) × perRequest > 6 s.
-                let expectedIndex = Int((6 / perRequest).rounded(.down))
+                #expect(perRequest >= 20)
+                // The first request that k ahead of it make late: (k + 1) × perRequest > 60 s.
+                let expectedIndex = Int((60 / perRequest).rounded(.down))
                 try #require(expectedIndex < 4, "\(perRequest) s per request")
                 var held: [Task<RunningServer.Answer, any Error>] = []
                 var refused: (index: Int, answer: RunningServer.Answer)?
