@@ -14,8 +14,8 @@ import Foundation
 /// suite's servers) runs no more CPU-bound threads than its cores can take, so the event loops
 /// and the cooperative pool keep their share of the cores (thirty suites' queues, each with
 /// threads of its own, starved their test servers' event loops past their timeouts under
-/// ThreadSanitizer). At most `limit` threads, started when work arrives and none is idle; a
-/// thread idle for ``idleLifetime`` ends.
+/// ThreadSanitizer). At most `limit` threads, started when work arrives and none is idle, and
+/// kept for the life of the process.
 final class WorkerThreads: @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: `pending`, `idle` and `running` are read and written
     // only while `condition` is locked (every access below is between its lock and unlock),
@@ -27,9 +27,6 @@ final class WorkerThreads: @unchecked Sendable {
     /// Threads alive.
     private var running = 0
     private let limit: Int
-
-    /// How long a thread waits for work before it ends.
-    static let idleLifetime: TimeInterval = 5
 
     /// The threads of every queue in the process: one per core, and one more so that work handed
     /// over while a thread resumes its caller does not wait for it.
@@ -55,23 +52,20 @@ final class WorkerThreads: @unchecked Sendable {
         }
     }
 
-    private func loop() {
-        while let work = next() { work() }
+    private func loop() -> Never {
+        while true { next()() }
     }
 
-    /// The next work, or `nil` (and the thread counted out) after ``idleLifetime`` without any.
-    private func next() -> (@Sendable () -> Void)? {
+    /// The next work, waiting for it as long as it takes: the threads are few and shared, so they
+    /// live as long as the process rather than come and go (each new thread takes an id from the
+    /// space process ids share, where a test's `kill` of a child already reaped could meet it).
+    private func next() -> @Sendable () -> Void {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: Self.idleLifetime)
         while pending.isEmpty {
             idle += 1
-            let signalled = condition.wait(until: deadline)
+            condition.wait()
             idle -= 1
-            if !signalled, pending.isEmpty {
-                running -= 1
-                return nil
-            }
         }
         return pending.removeFirst()
     }
