@@ -1,6 +1,6 @@
 import CLoupeCodecs
 import Foundation
-import Synchronization
+import LoupeCaching
 
 /// `ColorConverting` with lcms2. Building a transform parses the profile and precomputes
 /// tables, which costs more than converting a thumbnail, so the last few transforms are kept:
@@ -31,7 +31,7 @@ final class LCMSColorEngine: ColorConverting {
 
     /// nil values remember sRGB profiles (no conversion needed) and errors, so neither is
     /// parsed twice either.
-    private let cache = Mutex<[Key: Result<LCMSConversion?, ColorProfileError>]>([:])
+    private let cache = Locked<[Key: Result<LCMSConversion?, ColorProfileError>]>([:])
     private static let cacheCapacity = 16
 
     func conversion(from source: ColorSource, pixels: SourcePixels) throws(ColorProfileError) -> (any PixelConversion)? {

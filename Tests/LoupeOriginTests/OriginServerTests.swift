@@ -145,7 +145,7 @@ private func withOrigin<T>(
             await #expect(throws: DataLoadingError.tooLarge(limit: 1_000_000, declared: nil)) {
                 try await loader.loadData(for: DataRequest(url: origin.url("/endless")))
             }
-            #expect(await eventually(timeout: .seconds(10)) { origin.openConnections == 0 },
+            #expect(await eventually { origin.openConnections == 0 },
                     "the server noticed the client leaving and ended the response")
         }
     }
@@ -162,7 +162,7 @@ private func withOrigin<T>(
             #expect(first?.end == .limit)
             #expect(origin.openConnections == 1)
             connection = nil // closes the socket mid-body
-            #expect(await eventually(timeout: .seconds(10)) { origin.openConnections == 0 })
+            #expect(await eventually { origin.openConnections == 0 })
             // The server is unharmed.
             let response = try await AsyncHTTPClientDataLoader().loadData(for: DataRequest(url: origin.url("/after")))
             #expect(response.data.count == 100_000)
@@ -184,14 +184,14 @@ private func withOrigin<T>(
         await drip.sendGET("/drip")
         let delayed = try RawHTTPConnection(port: origin.port)
         await delayed.sendGET("/delayed")
-        #expect(await eventually(timeout: .seconds(10)) { origin.totalRequests == 3 })
+        #expect(await eventually { origin.totalRequests == 3 })
 
         let stopped = Counter()
         let stopping = Task {
             await origin.stop()
             stopped.increment()
         }
-        #expect(await eventually(timeout: .seconds(10)) { stopped.count == 1 }, "stop() returns without waiting for the responses")
+        #expect(await eventually { stopped.count == 1 }, "stop() returns without waiting for the responses")
         await stopping.value
         #expect(origin.openConnections == 0)
         // Each client sees its connection end (whatever was buffered arrives first).

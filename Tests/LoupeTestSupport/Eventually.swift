@@ -1,7 +1,7 @@
 /// Polls `condition` until it holds, yielding between tries; bounded so a broken test fails
 /// instead of hanging.
 package func eventually(
-    timeout: Duration = .seconds(30),
+    timeout: Duration = .seconds(60),
     _ condition: () -> Bool
 ) async -> Bool {
     let deadline = ContinuousClock.now + timeout

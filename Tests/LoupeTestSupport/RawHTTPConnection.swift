@@ -27,8 +27,9 @@ package final class RawHTTPConnection: @unchecked Sendable {
         case failed(Int32)
     }
 
-    /// Connects to 127.0.0.1:`port`; each receive waits at most `receiveTimeout` for data.
-    package init(port: Int, receiveTimeout: Duration = .seconds(10)) throws {
+    /// Connects to 127.0.0.1:`port`; each receive waits at most `receiveTimeout` for data (the
+    /// default bounds "never", with room for a test process whose two cores are busy).
+    package init(port: Int, receiveTimeout: Duration = .seconds(30)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         let seconds = receiveTimeout.components.seconds
