@@ -13,14 +13,17 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/setup.sh
 
+# Each step's heading carries the minutes since the start, so a run's log shows where its time went.
+step() { echo "== $1 [$((SECONDS / 60)) min $((SECONDS % 60)) s]"; }
+
 # The venv first: the colour corpus is partly written by its Pillow.
-echo "== conformance references (Python venv)"
+step "conformance references (Python venv)"
 bash Scripts/conformance/venv.sh
 
-echo "== corpus"
+step "corpus"
 bash Scripts/fetch-corpus.sh
 
-echo "== build"
+step "build"
 swift build --build-tests
 
 # The suites that time a deadline against the wall clock run apart (below), each alone.
@@ -28,14 +31,14 @@ timed_suites=(DownloadDeadlineTests ServeSourceLoadingTests ServeCancellationTes
 skip_timed=()
 for suite in "${timed_suites[@]}"; do skip_timed+=(--skip "$suite"); done
 
-echo "== tests"
+step "tests"
 swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip LoupeCodecsTests \
   --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests "${skip_timed[@]}"
 
 # Apart and one at a time, because they hold a deadline of seconds to the wall clock (a download's
 # one deadline, a stalled source's 504, a blur cut at its request deadline): two hundred tests
 # beside them on two cores made a 1 s deadline's response headers late (seen: 2.1 s).
-echo "== deadline tests (one suite at a time)"
+step "deadline tests (one suite at a time)"
 for suite in "${timed_suites[@]}"; do
   timeout 300 swift test --skip-build --disable-xctest --filter "$suite"
 done
@@ -43,40 +46,40 @@ done
 # Apart, because minutes of CPU-bound reference comparisons (Python colorthief, Pillow) and
 # synchronous decoding beside them hold the two-thread cooperative pool long enough to time out
 # the concurrency tests' 30 s waits (seen on a loaded machine: a dozen of them at once).
-echo "== processing tests (reference comparisons)"
+step "processing tests (reference comparisons)"
 swift test --skip-build --disable-xctest --filter LoupeProcessingTests
-echo "== codec tests (corpus, reference comparisons, all 16.7M colours through lcms2)"
+step "codec tests (corpus, reference comparisons, all 16.7M colours through lcms2)"
 swift test --skip-build --disable-xctest --filter LoupeCodecsTests
 
 # Apart, because they measure what a user sees while scrolling (images ready in time), which
 # depends on the machine not being busy with two hundred other tests.
-echo "== scroll simulation tests"
+step "scroll simulation tests"
 swift test --skip-build --disable-xctest --filter ScrollSimulationTests
 
 # Apart, because they put a real HTTP server under load (100 concurrent requests, 2,000 malformed
 # paths) whose timeouts would be shared with the rest of the suite's. Bounded (~1 min here): a
 # request that never ends must fail CI with the suite's output, not hold it for 90 minutes.
-echo "== image service tests (loupe serve over real HTTP)"
+step "image service tests (loupe serve over real HTTP)"
 timeout 900 swift test --skip-build --disable-xctest --filter LoupeServerTests
 
 # Apart, because they start whole clusters with Scripts/ops/cluster.sh (two `loupe serve` processes
 # behind nginx) and put 2,000 requests through each; bounded, since a hung child must not hold CI
 # for its 90 minutes (~1.5 min here).
-echo "== cluster tests (Scripts/ops/cluster.sh: loupe serve instances behind nginx)"
+step "cluster tests (Scripts/ops/cluster.sh: loupe serve instances behind nginx)"
 timeout 600 swift test --skip-build --disable-xctest --filter LoupeClusterTests
 
 # Apart, because it drives a real browser: Debian's headless Chromium through Debian's
 # python3-selenium (hence /usr/bin/python3, not a venv's) against `loupe serve --dev` on
 # 127.0.0.1; bounded, its waits are too (~20 s here).
-echo "== playground browser tests (headless Chromium against loupe serve --dev)"
+step "playground browser tests (headless Chromium against loupe serve --dev)"
 timeout 300 /usr/bin/python3 Scripts/ci/playground-test.py --loupe .build/debug/loupe --screenshots .build/playground-screenshots
 
 # Apart, because it is a package of its own (an app that depends on Loupe by path and mounts its
 # image routes under /images), built the way a Swift server team would build theirs.
-echo "== the embedding example (Examples/EmbeddedService)"
+step "the embedding example (Examples/EmbeddedService)"
 (cd Examples/EmbeddedService && swift build --build-tests && swift test --skip-build --disable-xctest)
 
-echo "== tests under ThreadSanitizer"
+step "tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line; the suppressions
 # file lists the third-party false positives, each with its reason.
 tsan_options="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/Scripts/ci/tsan-suppressions.txt"
@@ -104,7 +107,7 @@ TSAN_OPTIONS="$tsan_options" \
 # reference comparisons and the scroll simulation excepted: slow, and without task groups of
 # their own). -enable-testing lets the @testable imports compile; a scratch path of its own keeps
 # the README's release build exactly as users get it.
-echo "== tests in a release build"
+step "tests in a release build"
 swift build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build-release-tests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
   --skip LoupeProcessingTests --skip LoupeCodecsTests --skip ScrollSimulationTests --skip LoupeServerTests --skip LoupeClusterTests \
@@ -117,10 +120,10 @@ timeout 900 swift test -c release --skip-build --disable-xctest --scratch-path .
 
 # The API reference: the DocC catalogs of the library products (Sources/*/*.docc), every symbol
 # link resolved. It builds in the debug build's folder, after every step that uses that build.
-echo "== documentation (DocC, warnings as errors)"
+step "documentation (DocC, warnings as errors)"
 swift package generate-documentation --target Loupe --target LoupeServer --warnings-as-errors
 
-echo "== the documentation's commands"
+step "the documentation's commands"
 # The main job the README gives (`swift run -c release loupe demo`; it checks its own scenarios
 # and exits 1 if one breaks), then every console example of README.md and docs/*.md, whose output
 # must be what the page shows. Both with the release build made for the tests above: the same
@@ -128,3 +131,4 @@ echo "== the documentation's commands"
 # everything (eight minutes of CI).
 .build-release-tests/release/loupe demo
 python3 Scripts/ci/check-readme.py .build-release-tests/release
+step "done"
