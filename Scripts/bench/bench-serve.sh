@@ -9,6 +9,8 @@
 #         request is also set beside cold's fit for loupe (the cost of cutting beside scaling).
 # Prints req/s, p50 / p99 latency, CPU per request and peak RSS side by side, with the ratio.
 #   Scripts/bench/bench-serve.sh [seconds per run] [connections]     (default 15 s, 4 connections)
+#   LOUPE_BIN=path/to/loupe to use a loupe already built (default: the release build in .build,
+#   brought up to date here).
 # thumbor runs as many processes as cores; loupe serve with its defaults (workers = cores).
 # Everything listens on 127.0.0.1 only.
 set -euo pipefail
@@ -17,8 +19,11 @@ duration="${1:-15}"
 connections="${2:-4}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null
-echo "== building loupe (release)" >&2
-swift build -c release --product loupe >&2
+if [ -z "${LOUPE_BIN:-}" ]; then
+  echo "== building loupe (release)" >&2
+  swift build -c release --product loupe >&2
+  LOUPE_BIN=.build/release/loupe
+fi
 cores=$(nproc)
 
 source Scripts/bench/bench-sources.sh
@@ -28,7 +33,7 @@ thumbor_venv
 bench_sources "$work"
 
 loupe_port=$(free_port)
-.build/release/loupe serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \
+"$LOUPE_BIN" serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \
   --cache-dir "$work/loupe-cache" --queue 1000 >/dev/null 2>"$work/loupe.log" & pids+=($!)
 loupe_pid=$!
 thumbor_port=$(free_port)
