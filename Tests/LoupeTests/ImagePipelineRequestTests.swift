@@ -39,63 +39,61 @@ import Testing
         }, body)
     }
 
-    /// A modifier that adds `Bearer <token>`, `token` chosen by the reason, and records the reasons.
-    static func bearer(_ reasons: Recorder<ImagePipeline.RequestModifierReason>,
-                       token: @escaping @Sendable (ImagePipeline.RequestModifierReason) -> String) -> ImagePipeline.RequestModifier {
-        { request, reason in
-            reasons.record(reason)
-            var request = request
-            request.headers["Authorization"] = "Bearer \(token(reason))"
-            return request
+    /// What one load of `/private.jpg` did with a modifier adding `Bearer <token>` (`token`
+    /// chosen by the reason) against an origin that accepts `Bearer <accepted>` alone: what
+    /// the origin received, why the modifier was called, and the response or the failure.
+    func loadWithBearerModifier(
+        accepting accepted: String, token: @escaping @Sendable (ImagePipeline.RequestModifierReason) -> String
+    ) async throws -> (received: [Received], reasons: [ImagePipeline.RequestModifierReason], result: Result<ImageResponse, ImagePipelineError>) {
+        let photo = try TestImage.jpeg(width: 64, height: 48, seed: 1)
+        let log = Recorder<Received>()
+        let reasons = Recorder<ImagePipeline.RequestModifierReason>()
+        let result = try await withLoggingOrigin(log, answer: { $0.header("Authorization") == "Bearer \(accepted)" ? .ok(photo) : .status(401) }) { origin in
+            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
+                $0.requestModifier = { request, reason in
+                    reasons.record(reason)
+                    var request = request
+                    request.headers["Authorization"] = "Bearer \(token(reason))"
+                    return request
+                }
+            }
+            do {
+                return Result<ImageResponse, ImagePipelineError>.success(try await pipeline.image(for: origin.url("/private.jpg")))
+            } catch let error as ImagePipelineError {
+                return .failure(error)
+            }
         }
+        return (log.all, reasons.all, result)
     }
 
     // MARK: The request modifier
 
     @Test func aBearerTokenAddedByTheModifierReachesTheOrigin() async throws {
-        let photo = try TestImage.jpeg(width: 64, height: 48, seed: 1)
-        let log = Recorder<Received>()
-        let reasons = Recorder<ImagePipeline.RequestModifierReason>()
-        try await withLoggingOrigin(log, answer: { $0.header("Authorization") == "Bearer t1" ? .ok(photo) : .status(401) }) { origin in
-            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
-                $0.requestModifier = Self.bearer(reasons) { _ in "t1" }
-            }
-            let response = try await pipeline.image(for: origin.url("/private.jpg"))
-            #expect(response.origin == .network)
-            #expect(response.bitmap.width == 64 && response.bitmap.height == 48)
-        }
-        #expect(log.all == [Received(method: "GET", path: "/private.jpg", authorization: "Bearer t1", accept: nil)])
-        #expect(reasons.all == [.load])
+        let outcome = try await loadWithBearerModifier(accepting: "t1") { _ in "t1" }
+        let response = try outcome.result.get()
+        #expect(response.origin == .network)
+        #expect(response.bitmap.width == 64 && response.bitmap.height == 48)
+        #expect(outcome.received == [Received(method: "GET", path: "/private.jpg", authorization: "Bearer t1", accept: nil)])
+        #expect(outcome.reasons == [.load])
     }
 
     @Test func aRefusedTokenIsRefreshedAndSentAgainAfterA401() async throws {
-        let photo = try TestImage.jpeg(width: 64, height: 48, seed: 1)
-        let log = Recorder<Received>()
-        let reasons = Recorder<ImagePipeline.RequestModifierReason>()
-        try await withLoggingOrigin(log, answer: { $0.header("Authorization") == "Bearer fresh" ? .ok(photo) : .status(401) }) { origin in
-            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
-                $0.requestModifier = Self.bearer(reasons) { $0 == .load ? "expired" : "fresh" }
-            }
-            let response = try await pipeline.image(for: origin.url("/private.jpg"))
-            #expect(response.origin == .network)
-        }
-        #expect(log.all.map(\.authorization) == ["Bearer expired", "Bearer fresh"])
-        #expect(reasons.all == [.load, .unauthorized])
+        let outcome = try await loadWithBearerModifier(accepting: "fresh") { $0 == .load ? "expired" : "fresh" }
+        #expect(try outcome.result.get().origin == .network)
+        #expect(outcome.received.map(\.authorization) == ["Bearer expired", "Bearer fresh"])
+        #expect(outcome.reasons == [.load, .unauthorized])
     }
 
     @Test func aSecond401FailsTheRequestAfterOneRetry() async throws {
-        let log = Recorder<Received>()
-        let reasons = Recorder<ImagePipeline.RequestModifierReason>()
-        let refusal = try await withLoggingOrigin(log, answer: { _ in .status(401) }) { origin in
-            let (pipeline, _) = try makePipeline(folder: folder, date: date) {
-                $0.requestModifier = Self.bearer(reasons) { $0 == .load ? "expired" : "refused too" }
-            }
-            return await failure(of: pipeline, ImageRequest(url: origin.url("/private.jpg")))
+        let outcome = try await loadWithBearerModifier(accepting: "never given") { $0 == .load ? "expired" : "refused too" }
+        guard case .failure(let refusal) = outcome.result else {
+            Issue.record("loaded, expected a failure")
+            return
         }
-        #expect(refusal?.reason == .httpStatus)
-        #expect(ImageFailure(refusal ?? .notCached).httpStatus == 401)
-        #expect(log.all.map(\.authorization) == ["Bearer expired", "Bearer refused too"])
-        #expect(reasons.all == [.load, .unauthorized])
+        #expect(refusal.reason == .httpStatus)
+        #expect(ImageFailure(refusal).httpStatus == 401)
+        #expect(outcome.received.map(\.authorization) == ["Bearer expired", "Bearer refused too"])
+        #expect(outcome.reasons == [.load, .unauthorized])
     }
 
     @Test func aThrowingModifierFailsTheRequestWithATypedErrorAndCachesNothing() async throws {
@@ -344,6 +342,8 @@ import Testing
         #expect(calls.count == 1)
         #expect(try await pipeline.image(for: request).origin == .memory)
         #expect(calls.count == 1)
+        let diskKey = request.imageKey.diskKey
+        #expect(await eventually { pipeline.dataCacheWriter?.entry(forKey: diskKey) != nil }, "encoded in the background")
         await pipeline.shutdown()
         disk.close()
 
