@@ -180,7 +180,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     /// The headers that carry a caller's credentials for one origin.
     private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
-    private static func port(of url: URL) -> Int? {
+    private static func port(of url: URL) -> Int {
         url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 

@@ -3,8 +3,9 @@
 /// Retrying lives in its own layer so every loader — AsyncHTTPClient, URLSession, a test double —
 /// gets the same policy, and so the attempt count is bounded in one place. The attempts share
 /// one deadline, the base loader's ``DataLoading/downloadTimeout`` (or the request's shorter
-/// ``DataRequest/timeout``) from the first attempt's start: an attempt ends by it, and a retry whose delay would reach it is not made, so a
-/// source that stalls costs the download's limit once, not once per attempt.
+/// ``DataRequest/timeout``) from the first attempt's start: an attempt ends by it, and a retry
+/// whose delay would reach it is not made, so a source that stalls costs the download's limit
+/// once, not once per attempt.
 public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
     /// The loader that does the work.
     public let base: Base

@@ -276,20 +276,23 @@ import Testing
         #expect(log.all.isEmpty)
     }
 
-    /// A redirect to another origin must not carry the caller's credentials there.
+    /// A redirect within the origin keeps the method (307) and the credentials; a redirect to
+    /// another origin (303: as `GET`) must not carry the caller's credentials there.
     @Test func credentialsAreNotSentToAnotherOriginARedirectLeadsTo() async throws {
         let photo = try TestImage.jpeg(width: 16, height: 16)
         let targetLog = Recorder<Received>()
         try await withLoggingOrigin(targetLog, answer: { _ in .ok(photo) }) { target in
             let sourceLog = Recorder<Received>()
-            try await withLoggingOrigin(sourceLog, answer: { _ in
-                .status(302, headers: [("Location", target.url("/elsewhere.jpg").absoluteString)])
+            try await withLoggingOrigin(sourceLog, answer: { request in
+                request.path == "/a.jpg"
+                    ? .status(307, headers: [("Location", "/b.jpg")])
+                    : .status(303, headers: [("Location", target.url("/elsewhere.jpg").absoluteString)])
             }) { source in
                 let (pipeline, _) = try makePipeline(folder: folder, date: date)
-                let request = DataRequest(url: source.url("/a.jpg"), headers: ["Authorization": "Bearer mine", "Accept": "image/*"])
+                let request = DataRequest(url: source.url("/a.jpg"), method: "POST", headers: ["Authorization": "Bearer mine", "Accept": "image/*"])
                 #expect(try await pipeline.image(for: ImageRequest(urlRequest: request)).origin == .network)
             }
-            #expect(sourceLog.all.map(\.authorization) == ["Bearer mine"])
+            #expect(sourceLog.all == ["/a.jpg", "/b.jpg"].map { Received(method: "POST", path: $0, authorization: "Bearer mine", accept: "image/*") })
         }
         #expect(targetLog.all == [Received(method: "GET", path: "/elsewhere.jpg", authorization: nil, accept: "image/*")])
     }
