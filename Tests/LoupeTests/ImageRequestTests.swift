@@ -47,8 +47,10 @@ import Testing
         #expect(request.imageKey.dataKey == request.dataKey)
         request.headersIgnoredByCache = ["ACCEPT"]
         #expect(request.dataKey == url.absoluteString)
-        request.source = .data(id: "bytes", Data())
-        #expect(request.dataKey == "bytes")
+        // An identifier is apart from URLs, even one that spells a URL.
+        request.source = .data(id: url.absoluteString, Data())
+        #expect(request.dataKey != url.absoluteString)
+        #expect(request.dataKey == ImageRequest(id: url.absoluteString, data: Data()).dataKey)
         request.source = .url(DataRequest(url: url))
 
         // Priority and cache policy are not part of the image's identity.

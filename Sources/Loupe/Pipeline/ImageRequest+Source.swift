@@ -3,7 +3,8 @@ import LoupeLoading
 
 extension ImageRequest {
     /// Where a request's data comes from. Whatever the source, the data goes through the same
-    /// stages: decoded, processed, kept in the memory cache, coalesced by its identity.
+    /// stages: decoded, processed, kept in the memory cache, coalesced by its identity. An
+    /// identifier's entries are apart from every URL's, even when the identifier spells a URL.
     public enum Source: Sendable {
         /// Loaded from a URL: `http(s)` through the disk cache and the network (its method,
         /// headers and timeout sent with every load), `file` and `data` URLs read locally.

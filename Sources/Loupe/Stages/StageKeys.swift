@@ -59,7 +59,7 @@ extension ImagePipeline {
         }
 
         /// The identity of a source's data, in the memory cache, the disk cache and coalescing:
-        /// `cacheKey`, else the URL's string or the identifier; for a URL, followed by a digest of
+        /// `cacheKey`, else the URL's string or the marked identifier; for a URL, followed by a digest of
         /// its method (unless `GET`) and of its headers not in `ignoredHeaders` (lower-cased
         /// names), so requests that may get different answers are never one entry. A SHA-256
         /// digest, not the text: keys are logged and written to disk, and tokens must not be, nor
@@ -67,7 +67,9 @@ extension ImagePipeline {
         static func dataKey(of source: ImageRequest.Source, cacheKey: String?, ignoringHeaders ignoredHeaders: Set<String>) -> String {
             switch source {
             case .data(let id, _), .provider(let id, _):
-                return cacheKey ?? id
+                // Apart from every URL's key (no URL holds the separator): an identifier that
+                // spells a URL cannot stand for that URL's image.
+                return cacheKey ?? "loupe.id\u{1F}" + id
             case .url(let request):
                 let identity = cacheKey ?? request.url.absoluteString
                 let method = request.method.uppercased()
