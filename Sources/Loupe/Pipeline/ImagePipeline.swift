@@ -120,9 +120,9 @@ public final class ImagePipeline: Sendable {
         try await image(for: ImageRequest(url: url))
     }
 
-    /// Loads the data behind `request` — from the disk cache, the network or a local file —
-    /// without decoding it, sharing the load with image requests for the same data. The memory
-    /// cache, thumbnail and processors play no part.
+    /// Loads the data behind `request` — from the disk cache, the network, a local file or the
+    /// request's bytes or provider — without decoding it, sharing the load with image requests
+    /// for the same data. The memory cache, thumbnail and processors play no part.
     ///
     /// - Returns: the bytes and where they came from.
     nonisolated(nonsending)
