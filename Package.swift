@@ -102,6 +102,8 @@ let package = Package(
                 "LoupeCaching", "LoupeCodecs", "LoupeProcessing", "LoupeLoading",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                // SHA-256 of the request headers in cache keys, which are logged and stored.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 

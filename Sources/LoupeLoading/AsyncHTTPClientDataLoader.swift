@@ -72,9 +72,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
 
     public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
         try Self.checkSchemeAndHost(request.url)
+        try request.checkMethodAndHeaders()
+        let timeLimit = request.timeLimit(within: limits.totalTimeout) ?? limits.totalTimeout
         let stage = NIOLockedValueBox(DataLoadingError.TimeoutStage.connect)
-        return try await withTotalTimeout(limits.totalTimeout, stage: { stage.withLockedValue { $0 } }) { [self] in
-            try await load(request, progress: progress, stage: stage)
+        return try await withTotalTimeout(timeLimit, stage: { stage.withLockedValue { $0 } }) { [self] in
+            try await load(request, timeLimit: timeLimit, progress: progress, stage: stage)
         }
     }
 
@@ -87,10 +89,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
 
     /// Follows `request`'s redirects, each hop checked before it connects, and reads the last
     /// hop's answer; `stage` tracks where the load is, for a timeout's message.
-    private func load(_ request: DataRequest, progress: DataLoadingProgress?,
+    private func load(_ request: DataRequest, timeLimit: Duration, progress: DataLoadingProgress?,
                       stage: NIOLockedValueBox<DataLoadingError.TimeoutStage>) async throws -> DataResponse {
-        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
+        let deadline = NIODeadline.now() + TimeAmount(timeLimit)
         var url = request.url
+        var hop = request
         var visited: Set<String> = [url.absoluteString]
         do {
             // Bounded: every turn but the last follows a redirect, at most `maximumRedirects`,
@@ -100,13 +103,15 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
                 let owner = try await client(for: url)
                 stage.withLockedValue { $0 = .response }
                 var httpRequest = HTTPClientRequest(url: url.absoluteString)
-                httpRequest.method = .GET
-                for (name, value) in request.headers { httpRequest.headers.add(name: name, value: value) }
+                httpRequest.method = HTTPMethod(rawValue: hop.method)
+                for (name, value) in hop.headers { httpRequest.headers.add(name: name, value: value) }
                 let response = try await owner.client.execute(httpRequest, deadline: deadline)
                 let status = Int(response.status.code)
                 if Self.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
                     // The redirect's own body is dropped unread, which closes its stream.
-                    url = try redirectTarget(location, from: url, status: status, visited: &visited)
+                    let target = try redirectTarget(location, from: url, status: status, visited: &visited)
+                    hop = Self.redirected(hop, to: target, status: status)
+                    url = target
                     continue
                 }
                 stage.withLockedValue { $0 = .body }
@@ -150,6 +155,33 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             throw DataLoadingError.tooManyRedirects(limit: limits.maximumRedirects)
         }
         return target
+    }
+
+    /// The request a redirect's next hop sends, as browsers and curl send it: `GET` after a 303
+    /// (and after a 301 or 302 of anything but `HEAD`), the method kept after a 307 or 308; and
+    /// without the caller's credentials when the redirect leaves the origin (scheme, host or
+    /// port) they were meant for, so a redirect cannot hand a bearer token to another server.
+    static func redirected(_ request: DataRequest, to target: URL, status: Int) -> DataRequest {
+        var next = request
+        next.url = target
+        let method = request.method.uppercased()
+        if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method != "GET" && method != "HEAD" {
+            next.method = "GET"
+        }
+        let source = request.url
+        let sameOrigin = source.scheme?.lowercased() == target.scheme?.lowercased() && source.host?.lowercased() == target.host?.lowercased()
+            && Self.port(of: source) == Self.port(of: target)
+        if !sameOrigin {
+            next.headers = next.headers.filter { name, _ in !Self.credentialHeaders.contains(name.lowercased()) }
+        }
+        return next
+    }
+
+    /// The headers that carry a caller's credentials for one origin.
+    private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    private static func port(of url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 
     /// The final hop's answer: its status checked, its body read within the size limit.

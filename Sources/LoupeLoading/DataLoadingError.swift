@@ -23,6 +23,9 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
     /// The host resolved to an address the loader's ``NetworkAddressPolicy`` refuses (a
     /// private, loopback or link-local address: the SSRF guard).
     case forbiddenAddress(String)
+    /// The request cannot be sent as given: a method or header name that is not an HTTP token,
+    /// a header value with a line break or another control character.
+    case invalidRequest(String)
 
     /// Where a download was when its time ran out.
     public enum TimeoutStage: String, Sendable, Equatable {
@@ -63,6 +66,7 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
         case .invalidResponse(let reason): "invalid response: \(reason)"
         case .file(let path, let reason): "cannot read \(path): \(reason)"
         case .forbiddenAddress(let address): "connecting to \(address) is not allowed (not a public address)"
+        case .invalidRequest(let reason): "the request cannot be sent: \(reason)"
         }
     }
 }

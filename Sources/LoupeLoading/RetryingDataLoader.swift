@@ -2,9 +2,10 @@
 ///
 /// Retrying lives in its own layer so every loader — AsyncHTTPClient, URLSession, a test double —
 /// gets the same policy, and so the attempt count is bounded in one place. The attempts share
-/// one deadline, the base loader's ``DataLoading/downloadTimeout`` from the first attempt's
-/// start: an attempt ends by it, and a retry whose delay would reach it is not made, so a
-/// source that stalls costs the download's limit once, not once per attempt.
+/// one deadline, the base loader's ``DataLoading/downloadTimeout`` (or the request's shorter
+/// ``DataRequest/timeout``) from the first attempt's start: an attempt ends by it, and a retry
+/// whose delay would reach it is not made, so a source that stalls costs the download's limit
+/// once, not once per attempt.
 public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
     /// The loader that does the work.
     public let base: Base
@@ -30,7 +31,8 @@ public struct RetryingDataLoader<Base: DataLoading>: DataLoading {
     public var downloadTimeout: Duration? { base.downloadTimeout }
 
     public func loadData(for request: DataRequest, progress: DataLoadingProgress?) async throws -> DataResponse {
-        let end = base.downloadTimeout.map { DownloadDeadline.end(withLimit: $0) } ?? DownloadDeadline.current
+        // A request's own timeout, when shorter, bounds all its attempts the same way.
+        let end = request.timeLimit(within: base.downloadTimeout).map { DownloadDeadline.end(withLimit: $0) } ?? DownloadDeadline.current
         return try await DownloadDeadline.$current.withValue(end) {
             try await attempts(request, progress: progress, until: end)
         }

@@ -47,9 +47,12 @@ public final class URLSessionDataLoader: DataLoading {
             throw DataLoadingError.unsupportedScheme(request.url.scheme ?? "")
         }
         guard request.url.host != nil else { throw DataLoadingError.invalidURL(request.url.absoluteString) }
+        try request.checkMethodAndHeaders()
         var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let response = try await withTotalTimeout(limits.totalTimeout) { [session, delegate, urlRequest] in
+        let timeLimit = request.timeLimit(within: limits.totalTimeout) ?? limits.totalTimeout
+        let response = try await withTotalTimeout(timeLimit) { [session, delegate, urlRequest] in
             try await Self.transfer(urlRequest, session: session, delegate: delegate, progress: progress)
         }
         let status = response.statusCode

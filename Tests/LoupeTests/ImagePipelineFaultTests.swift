@@ -109,7 +109,7 @@ import Testing
             #expect(statistics.failures.isEmpty)
             // The good response is cached as usual.
             await pipeline.flushDataCache()
-            #expect(try disk.entry(forKey: request.url.absoluteString)?.data == photo)
+            #expect(try disk.entry(forKey: request.dataKey)?.data == photo)
         }
     }
 
@@ -153,7 +153,7 @@ import Testing
                 #expect(error?.reason == .network)
                 #expect(pipeline.statistics.retries == 0, "not transient")
                 await pipeline.flushDataCache()
-                #expect(try disk.entry(forKey: request.url.absoluteString) == nil)
+                #expect(try disk.entry(forKey: request.dataKey) == nil)
                 #expect(pipeline.cachedImage(for: request) == nil)
             }
             #expect(origin.requestCount(for: "/loop") <= 2, "the cycle is seen at once")
@@ -219,27 +219,27 @@ import Testing
 
 /// The pipeline's error for `request`, or `nil` (and a recorded issue) when it succeeds or
 /// throws something else.
-private func failure(of pipeline: ImagePipeline, _ request: ImageRequest) async -> ImagePipelineError? {
+func failure(of pipeline: ImagePipeline, _ request: ImageRequest) async -> ImagePipelineError? {
     do {
         _ = try await pipeline.image(for: request)
-        Issue.record("\(request.url) loaded, expected a failure")
+        Issue.record("\(request.dataKey) loaded, expected a failure")
         return nil
     } catch let error as ImagePipelineError {
         return error
     } catch {
-        Issue.record("\(request.url): expected ImagePipelineError, got \(error)")
+        Issue.record("\(request.dataKey): expected ImagePipelineError, got \(error)")
         return nil
     }
 }
 
 /// Checks that a failed `request` left nothing behind: no disk entry once pending writes are
 /// flushed, no staged entry, no memory entry, and a second request goes to the origin again.
-private func expectNothingCached(
+func expectNothingCached(
     _ pipeline: ImagePipeline, _ disk: DiskCache, _ request: ImageRequest, origin: OriginServer, path: String,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
     await pipeline.flushDataCache()
-    let key = request.url.absoluteString
+    let key = request.dataKey
     #expect(try disk.entry(forKey: key) == nil, "nothing on disk", sourceLocation: sourceLocation)
     #expect(pipeline.dataCacheWriter?.entry(forKey: key) == nil, "nothing staged", sourceLocation: sourceLocation)
     #expect(pipeline.cachedImage(for: request) == nil, "nothing in memory", sourceLocation: sourceLocation)

@@ -1,4 +1,5 @@
 import Foundation
+import LoupeLoading
 import LoupeProcessing
 import Testing
 @testable import Loupe
@@ -20,7 +21,7 @@ import Testing
         #expect(request.dataKey == url.absoluteString)
         #expect(request.imageKey == ImagePipeline.ImageKey(dataKey: url.absoluteString, thumbnail: nil, processorIdentifiers: []))
 
-        request.url = other
+        request.source = .url(DataRequest(url: other))
         #expect(request.dataKey == other.absoluteString)
         #expect(request.imageKey.dataKey == other.absoluteString)
 
@@ -35,10 +36,22 @@ import Testing
         request.cacheKey = "photo-without-signature"
         #expect(request.dataKey == "photo-without-signature")
         #expect(request.imageKey.dataKey == "photo-without-signature")
-        request.url = url
+        request.source = .url(DataRequest(url: url))
         #expect(request.dataKey == "photo-without-signature", "a cache key outranks the URL")
         request.cacheKey = nil
         #expect(request.dataKey == url.absoluteString)
+
+        // Headers change the data's identity, unless declared not to change the response.
+        request.source = .url(DataRequest(url: url, headers: ["Accept": "image/webp"]))
+        #expect(request.dataKey != url.absoluteString)
+        #expect(request.imageKey.dataKey == request.dataKey)
+        request.headersIgnoredByCache = ["ACCEPT"]
+        #expect(request.dataKey == url.absoluteString)
+        // An identifier is apart from URLs, even one that spells a URL.
+        request.source = .data(id: url.absoluteString, Data())
+        #expect(request.dataKey != url.absoluteString)
+        #expect(request.dataKey == ImageRequest(id: url.absoluteString, data: Data()).dataKey)
+        request.source = .url(DataRequest(url: url))
 
         // Priority and cache policy are not part of the image's identity.
         let key = request.imageKey

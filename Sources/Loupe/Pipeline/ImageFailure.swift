@@ -62,7 +62,8 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case let failure as ImageFailure: self = failure
         case let error as ImagePipelineError:
             switch error {
-            case .dataLoadingFailed(let underlying), .decodingFailed(let underlying), .processingFailed(_, let underlying):
+            case .dataLoadingFailed(let underlying), .decodingFailed(let underlying), .processingFailed(_, let underlying),
+                 .requestModifierFailed(let underlying):
                 self.init(underlying)
             case .notCached: self.init(.notCached, error.description)
             }
@@ -97,6 +98,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .timedOut: self.init(.timeout, message)
         case .tooManyRedirects, .network, .invalidResponse: self.init(.network, message)
         case .file: self.init(.unreadableFile, message)
+        case .invalidRequest: self.init(.invalidSource, message)
         }
     }
 

@@ -9,4 +9,7 @@ public enum ImageOrigin: String, Sendable, Hashable, CaseIterable {
     case network
     /// Read from a local `file` URL or a `data` URL.
     case file
+    /// Bytes the request carried or its provider made (``ImageRequest/Source/data(id:_:)``,
+    /// ``ImageRequest/Source/provider(id:_:)``).
+    case provided
 }

@@ -11,6 +11,9 @@ extension ImagePipeline {
         /// Loads `http` and `https` URLs. Default: AsyncHTTPClient with retries of transient
         /// failures (BENCHMARKS.md has the measurements that chose AsyncHTTPClient).
         public var dataLoader: any DataLoading
+        /// Changes each network load's request before it is sent (a fresh bearer token, say),
+        /// and is asked again once after a `401 Unauthorized`; `nil` sends requests as built.
+        public var requestModifier: RequestModifier?
         /// Loads `file` and `data` URLs.
         public var localDataLoader: any DataLoading = LocalDataLoader()
         /// Turns data into pixels.

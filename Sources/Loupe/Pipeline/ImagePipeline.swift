@@ -120,9 +120,9 @@ public final class ImagePipeline: Sendable {
         try await image(for: ImageRequest(url: url))
     }
 
-    /// Loads the data behind `request` — from the disk cache, the network or a local file —
-    /// without decoding it, sharing the load with image requests for the same data. The memory
-    /// cache, thumbnail and processors play no part.
+    /// Loads the data behind `request` — from the disk cache, the network, a local file or the
+    /// request's bytes or provider — without decoding it, sharing the load with image requests
+    /// for the same data. The memory cache, thumbnail and processors play no part.
     ///
     /// - Returns: the bytes and where they came from.
     nonisolated(nonsending)
@@ -171,11 +171,17 @@ public final class ImagePipeline: Sendable {
         memoryCache?.value(forKey: ImageKey(request))?.container
     }
 
-    /// Whether the disk cache holds fresh data for `request` (local files count as held).
+    /// Whether the disk cache holds fresh data for `request` (local files and bytes the request
+    /// carries count as held; a provider's do not, as it has to make them).
     func hasFreshData(for request: ImageRequest) -> Bool {
-        switch request.url.scheme?.lowercased() {
-        case "file", "data": return true
-        default: return dataCacheWriter?.containsFreshEntry(forKey: request.dataKey) ?? false
+        switch request.source {
+        case .data: return true
+        case .provider: return false
+        case .url(let urlRequest):
+            switch urlRequest.url.scheme?.lowercased() {
+            case "file", "data": return true
+            default: return dataCacheWriter?.containsFreshEntry(forKey: request.dataKey) ?? false
+            }
         }
     }
 

@@ -12,6 +12,10 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
     case decodingFailed(any Error)
     /// A processor failed; `processor` is its identifier.
     case processingFailed(processor: String, any Error)
+    /// The configuration's ``ImagePipeline/Configuration/requestModifier`` threw (the
+    /// underlying error is what it threw): nothing was sent, nothing is cached. Classified by
+    /// what it wraps, ``ImageFailure/Reason/other`` for an error of the app's own.
+    case requestModifierFailed(any Error)
 
     /// The class of failure, in the pipeline's one vocabulary (``ImageFailure/Reason``): what
     /// statistics and metrics count, what `loupe fetch` and the service map to their kinds and
@@ -24,6 +28,7 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
         case .notCached: "the image is not cached and the request does not allow loading it"
         case .decodingFailed(let error): "decoding failed: \(error)"
         case .processingFailed(let processor, let error): "processor \(processor) failed: \(error)"
+        case .requestModifierFailed(let error): "the request modifier failed: \(error)"
         }
     }
 }

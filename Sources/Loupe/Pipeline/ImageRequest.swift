@@ -1,17 +1,32 @@
 import Foundation
+import LoupeLoading
 import LoupeProcessing
 
-/// What to load and how: the URL, the size the caller needs, post-processing, priority and how
-/// to use the caches. A value: build it, hand it to ``ImagePipeline``.
+/// What to load and how: the source (a URL and how to ask for it, or bytes under an
+/// identifier), the size the caller needs, post-processing, priority and how to use the caches.
+/// A value: build it, hand it to ``ImagePipeline``.
 ///
 /// Two requests that differ only in priority share all their work; requests for the same data
 /// with different thumbnails share the download; requests whose processors share a prefix share
 /// that prefix's result.
 public struct ImageRequest: Sendable {
-    /// An `http`, `https`, `file` or `data` URL.
-    public var url: URL {
-        get { storage.url }
-        set { update { $0.url = newValue } }
+    /// Where the data comes from: a URL request, bytes, or an async provider of bytes.
+    public var source: Source {
+        get { storage.source }
+        set { update { $0.source = newValue } }
+    }
+    /// The `http`, `https`, `file` or `data` URL loaded; `nil` for bytes under an identifier.
+    public var url: URL? {
+        if case .url(let request) = storage.source { return request.url }
+        return nil
+    }
+    /// The names of request headers that do not change the response (`User-Agent`, a tracing
+    /// header), any case: left out of the cache key. Every other header of the URL request is
+    /// part of the key, so two requests that differ in `Authorization` or `Accept` are cached
+    /// and loaded apart.
+    public var headersIgnoredByCache: Set<String> {
+        get { storage.headersIgnoredByCache }
+        set { update { $0.headersIgnoredByCache = Set(newValue.map { $0.lowercased() }) } }
     }
     /// The longest side the caller needs, in pixels: the image is decoded downscaled to at most
     /// this (JPEG straight from the DCT), never upscaled. `nil` decodes at full size.
@@ -42,14 +57,16 @@ public struct ImageRequest: Sendable {
         get { storage.cachePolicy }
         set { update { $0.cachePolicy = newValue } }
     }
-    /// Replaces the URL as the identity of the data in caches and coalescing, e.g. a URL without
-    /// its expiring signature, so that two signed URLs of one image are one entry.
+    /// Replaces the URL (or the identifier) as the identity of the data in caches and coalescing,
+    /// e.g. a URL without its expiring signature, so that two signed URLs of one image are one
+    /// entry. The request's headers and method still count beside it.
     public var cacheKey: String? {
         get { storage.cacheKey }
         set { update { $0.cacheKey = newValue } }
     }
 
-    /// The identity of the data: ``cacheKey``, else the URL's string.
+    /// The identity of the data: ``cacheKey``, else the URL's string or the identifier, with the
+    /// headers and method that change the response.
     var dataKey: String { storage.imageKey.dataKey }
     /// The processors' identifiers, in order.
     var processorIdentifiers: [String] { storage.imageKey.processorIdentifiers }
@@ -66,7 +83,8 @@ public struct ImageRequest: Sendable {
     private var storage: Storage
 
     private final class Storage: Sendable {
-        let url: URL
+        let source: Source
+        let headersIgnoredByCache: Set<String>
         let thumbnail: Int?
         let maximumFrames: Int
         let processors: [any ImageProcessing]
@@ -77,7 +95,8 @@ public struct ImageRequest: Sendable {
         let sourceScaling: (any SourceScaledProcessing)?
 
         init(fields: Fields) {
-            url = fields.url
+            source = fields.source
+            headersIgnoredByCache = fields.headersIgnoredByCache
             thumbnail = fields.thumbnail
             maximumFrames = fields.maximumFrames
             processors = fields.processors
@@ -86,18 +105,21 @@ public struct ImageRequest: Sendable {
             cacheKey = fields.cacheKey
             sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
-                dataKey: fields.cacheKey ?? fields.url.absoluteString, thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames,
+                dataKey: ImagePipeline.ImageKey.dataKey(
+                    of: fields.source, cacheKey: fields.cacheKey, ignoringHeaders: fields.headersIgnoredByCache),
+                thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames,
                 processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {
-            Fields(url: url, thumbnail: thumbnail, maximumFrames: maximumFrames, processors: processors, priority: priority,
+            Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames, processors: processors, priority: priority,
                    cachePolicy: cachePolicy, cacheKey: cacheKey)
         }
     }
 
     private struct Fields {
-        var url: URL
+        var source: Source
+        var headersIgnoredByCache: Set<String> = []
         var thumbnail: Int?
         var maximumFrames = 1
         var processors: [any ImageProcessing]
@@ -112,7 +134,15 @@ public struct ImageRequest: Sendable {
         storage = Storage(fields: fields)
     }
 
-    /// A request for `url`.
+    /// A request for `url`, loaded with `GET` and no headers of its own.
+    ///
+    /// - Parameters:
+    ///   - url: an `http`, `https`, `file` or `data` URL.
+    ///   - thumbnail: the longest side needed, in pixels; `nil` for full size.
+    ///   - processors: applied in order to the decoded image.
+    ///   - priority: how urgently the image is wanted.
+    ///   - cachePolicy: how the memory and disk caches are used.
+    ///   - cacheKey: the data's identity in caches and coalescing instead of the URL.
     public init(
         url: URL,
         thumbnail: Int? = nil,
@@ -121,8 +151,86 @@ public struct ImageRequest: Sendable {
         cachePolicy: CachePolicy = .useCache,
         cacheKey: String? = nil
     ) {
+        self.init(source: .url(DataRequest(url: url)), thumbnail: thumbnail, processors: processors, priority: priority,
+                  cachePolicy: cachePolicy, cacheKey: cacheKey)
+    }
+
+    /// A request loading `urlRequest`: its method, headers (an `Authorization`, say) and timeout
+    /// go with every network load of it. Its headers are part of the cache key but for those
+    /// named in `headersIgnoredByCache`.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: the URL and how to ask for it.
+    ///   - headersIgnoredByCache: names of headers that do not change the response (any case).
+    ///   - thumbnail: the longest side needed, in pixels; `nil` for full size.
+    ///   - processors: applied in order to the decoded image.
+    ///   - priority: how urgently the image is wanted.
+    ///   - cachePolicy: how the memory and disk caches are used.
+    ///   - cacheKey: the data's identity in caches and coalescing instead of the URL.
+    public init(
+        urlRequest: DataRequest,
+        headersIgnoredByCache: Set<String> = [],
+        thumbnail: Int? = nil,
+        processors: [any ImageProcessing] = [],
+        priority: Priority = .normal,
+        cachePolicy: CachePolicy = .useCache,
+        cacheKey: String? = nil
+    ) {
+        self.init(source: .url(urlRequest), headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, processors: processors,
+                  priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey)
+    }
+
+    /// A request for `data`, an encoded image the caller holds, known as `id` to the caches and
+    /// to coalescing: it is decoded, processed and kept in the memory cache like a download.
+    ///
+    /// - Parameters:
+    ///   - id: the data's identity in caches and coalescing (requests with one `id` are one image).
+    ///   - data: the encoded image.
+    ///   - thumbnail: the longest side needed, in pixels; `nil` for full size.
+    ///   - processors: applied in order to the decoded image.
+    ///   - priority: how urgently the image is wanted.
+    ///   - cachePolicy: how the memory cache and stored processed images are used.
+    public init(
+        id: String,
+        data: Data,
+        thumbnail: Int? = nil,
+        processors: [any ImageProcessing] = [],
+        priority: Priority = .normal,
+        cachePolicy: CachePolicy = .useCache
+    ) {
+        self.init(source: .data(id: id, data), thumbnail: thumbnail, processors: processors, priority: priority,
+                  cachePolicy: cachePolicy, cacheKey: nil)
+    }
+
+    /// A request for the encoded image `provider` makes (read from a database, rendered),
+    /// known as `id`: concurrent requests with one `id` share one call, and the result is
+    /// decoded, processed and kept in the memory cache like a download.
+    ///
+    /// - Parameters:
+    ///   - id: the data's identity in caches and coalescing (requests with one `id` are one image).
+    ///   - thumbnail: the longest side needed, in pixels; `nil` for full size.
+    ///   - processors: applied in order to the decoded image.
+    ///   - priority: how urgently the image is wanted.
+    ///   - cachePolicy: how the memory cache and stored processed images are used.
+    ///   - provider: makes the encoded image; cancelled when every request waiting for it is. What
+    ///     it throws fails the requests as ``ImagePipelineError/dataLoadingFailed(_:)``.
+    public init(
+        id: String,
+        thumbnail: Int? = nil,
+        processors: [any ImageProcessing] = [],
+        priority: Priority = .normal,
+        cachePolicy: CachePolicy = .useCache,
+        provider: @escaping @Sendable () async throws -> Data
+    ) {
+        self.init(source: .provider(id: id, provider), thumbnail: thumbnail, processors: processors, priority: priority,
+                  cachePolicy: cachePolicy, cacheKey: nil)
+    }
+
+    private init(source: Source, headersIgnoredByCache: Set<String> = [], thumbnail: Int?, processors: [any ImageProcessing],
+                 priority: Priority, cachePolicy: CachePolicy, cacheKey: String?) {
         storage = Storage(fields: Fields(
-            url: url, thumbnail: thumbnail, processors: processors, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey))
+            source: source, headersIgnoredByCache: Set(headersIgnoredByCache.map { $0.lowercased() }), thumbnail: thumbnail,
+            processors: processors, priority: priority, cachePolicy: cachePolicy, cacheKey: cacheKey))
     }
 
     /// A request's urgency; the network and decoding queues serve higher priorities first.

@@ -3,9 +3,10 @@ import LoupeCaching
 import LoupeCodecs
 import LoupeLoading
 
-/// The data stage, the bottom of a request's path: a local file or data URL, else the disk
-/// cache (fresh, or revalidated with the server) or the network, stored through the disk
-/// cache's writer. One load per data key and cache policy, however many requests wait for it.
+/// The data stage, the bottom of a request's path: bytes the request carries or its provider
+/// makes, a local file or data URL, else the disk cache (fresh, or revalidated with the server)
+/// or the network, stored through the disk cache's writer. One load per data key and cache
+/// policy, however many requests wait for it (so one provider call).
 package final class DataStage: Sendable {
     /// The data's loads, shared by every image request for the data.
     let loader: SingleFlightLoader<StageKey, FetchedData>
@@ -70,24 +71,49 @@ package final class DataStage: Sendable {
             return fetched
         }
 
-        /// A local file or data URL through the local loader; http(s) through ``httpData(_:priority:start:)``.
+        /// Bytes the request carries or its provider makes; a local file or data URL through the
+        /// local loader; http(s) through ``httpData(_:request:priority:start:)``.
         private func dataFromSource(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
             let start = ContinuousClock.now
-            switch key.url.scheme?.lowercased() {
+            let request: DataRequest
+            switch key.source {
+            case .data(_, let data):
+                return FetchedData(data: data, origin: .provided, isRevalidated: false, duration: start.duration(to: .now))
+            case .provider(_, let provider):
+                // Making the data is loading it, which this policy forbids.
+                guard key.cachePolicy != .returnCacheDataDontLoad else { throw ImagePipelineError.notCached }
+                return FetchedData(data: try await providedData(provider), origin: .provided, isRevalidated: false,
+                                   duration: start.duration(to: .now))
+            case .url(let urlRequest):
+                request = urlRequest
+            }
+            switch request.url.scheme?.lowercased() {
             case "file", "data":
-                let response = try await dataResponse(from: context.configuration.localDataLoader, for: key, headers: [:])
+                let local = DataRequest(url: request.url)
+                let response = try await dataResponse(from: context.configuration.localDataLoader, for: key, request: local)
                 context.recorder.record(.localLoads)
                 return FetchedData(data: response.data, origin: .file, isRevalidated: false, duration: start.duration(to: .now))
             case "http", "https":
-                return try await httpData(key, priority: priority, start: start)
+                return try await httpData(key, request: request, priority: priority, start: start)
             default:
-                throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(key.url.scheme ?? ""))
+                throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(request.url.scheme ?? ""))
+            }
+        }
+
+        /// What `provider` makes; what it throws fails the load as a loading failure.
+        private func providedData(_ provider: @Sendable () async throws -> Data) async throws -> Data {
+            do {
+                return try await provider()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw ImagePipelineError.dataLoadingFailed(error)
             }
         }
 
         /// The disk cache's copy when it may serve, else the network (a conditional request when the
         /// copy has validators), refusing data that is not an image before it is stored.
-        private func httpData(_ key: StageKey, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
+        private func httpData(_ key: StageKey, request: DataRequest, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
             let dataKey = key.image.dataKey
             let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: dataKey)
             switch key.cachePolicy {
@@ -106,33 +132,15 @@ package final class DataStage: Sendable {
 
             // A stale (or, for .revalidate, any) copy with validators is revalidated rather than
             // downloaded again; one without validators cannot be, and is replaced.
-            var headers: [String: String] = [:]
+            var request = request
+            var isConditional = false
             if let validators = cached?.validators {
-                if let etag = validators.etag { headers["If-None-Match"] = etag }
-                if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+                if let etag = validators.etag { request.headers["If-None-Match"] = etag }
+                if let lastModified = validators.lastModified { request.headers["If-Modified-Since"] = lastModified }
+                isConditional = validators.etag != nil || validators.lastModified != nil
             }
-            let isConditional = !headers.isEmpty
-            let onRetry = RetryObserver { [recorder = context.recorder, logger = context.logger] error, attempt, delay in
-                recorder.record(.retries)
-                logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
-            }
-            // Timed from its slot and its memory: waiting for them is the queue's time, not the
-            // download's.
-            let (response, downloadStart, reservation) = try await RetryObserver.$current.withValue(onRetry) {
-                try await networkQueue.run(priority: priority) {
-                    // Skipped when every request for it was cancelled while it waited for a slot.
-                    try Task.checkCancellation()
-                    // Reserved in the slot (so at most a slot's worth of downloads can pass the
-                    // budget by more than their estimate) and kept with the data until it is
-                    // decoded: past the budget, downloads wait here, first come, first served,
-                    // instead of piling sources up in memory.
-                    let reservation = try await reserveMemoryForDownload(priority: priority)
-                    let downloadStart = ContinuousClock.now
-                    context.recorder.record(.networkRequests)
-                    if isConditional { context.recorder.record(.revalidations) }
-                    return (try await dataResponse(from: context.configuration.dataLoader, for: key, headers: headers), downloadStart, reservation)
-                }
-            }
+            let (response, downloadStart, reservation) = try await authorizedNetworkResponse(
+                for: key, request: request, isConditional: isConditional, priority: priority)
             let receivedAt = context.configuration.now()
             let freshness = HTTPFreshness.of(response, receivedAt: receivedAt, defaultTimeToLive: context.configuration.defaultTimeToLive)
 
@@ -158,6 +166,64 @@ package final class DataStage: Sendable {
                 reservation: reservation)
         }
 
+        /// `request` through the configuration's request modifier, if any: sent as it returns,
+        /// and once more, as it returns when told why, after a `401 Unauthorized`.
+        private func authorizedNetworkResponse(
+            for key: StageKey, request: DataRequest, isConditional: Bool, priority: LoadPriority
+        ) async throws -> (DataResponse, ContinuousClock.Instant, MemoryReservation?) {
+            guard let modifier = context.configuration.requestModifier else {
+                return try await networkResponse(for: key, request: request, isConditional: isConditional, priority: priority)
+            }
+            let modified = try await Self.modify(request, reason: .load, with: modifier)
+            do {
+                return try await networkResponse(for: key, request: modified, isConditional: isConditional, priority: priority)
+            } catch ImagePipelineError.dataLoadingFailed(DataLoadingError.httpStatus(401, _, _)) {
+                context.logger.debug("unauthorized: asking the request modifier again", metadata: ["key": "\(key)"])
+                let retry = try await Self.modify(request, reason: .unauthorized, with: modifier)
+                return try await networkResponse(for: key, request: retry, isConditional: isConditional, priority: priority)
+            }
+        }
+
+        /// What the modifier returns for `request`; what it throws, as the pipeline's error.
+        private static func modify(
+            _ request: DataRequest, reason: ImagePipeline.RequestModifierReason, with modifier: ImagePipeline.RequestModifier
+        ) async throws -> DataRequest {
+            do {
+                return try await modifier(request, reason)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw ImagePipelineError.requestModifierFailed(error)
+            }
+        }
+
+        /// One network load of `request` in a slot of the network queue, with its memory
+        /// reserved: the response, when the download started (after the wait for the slot and
+        /// the memory, the queue's time, not the download's) and the reservation.
+        private func networkResponse(
+            for key: StageKey, request: DataRequest, isConditional: Bool, priority: LoadPriority
+        ) async throws -> (DataResponse, ContinuousClock.Instant, MemoryReservation?) {
+            let onRetry = RetryObserver { [recorder = context.recorder, logger = context.logger] error, attempt, delay in
+                recorder.record(.retries)
+                logger.debug("retrying", metadata: ["key": "\(key)", "attempt": "\(attempt)", "delay": "\(delay)", "error": "\(error)"])
+            }
+            return try await RetryObserver.$current.withValue(onRetry) {
+                try await networkQueue.run(priority: priority) {
+                    // Skipped when every request for it was cancelled while it waited for a slot.
+                    try Task.checkCancellation()
+                    // Reserved in the slot (so at most a slot's worth of downloads can pass the
+                    // budget by more than their estimate) and kept with the data until it is
+                    // decoded: past the budget, downloads wait here, first come, first served,
+                    // instead of piling sources up in memory.
+                    let reservation = try await reserveMemoryForDownload(priority: priority)
+                    let downloadStart = ContinuousClock.now
+                    context.recorder.record(.networkRequests)
+                    if isConditional { context.recorder.record(.revalidations) }
+                    return (try await dataResponse(from: context.configuration.dataLoader, for: key, request: request), downloadStart, reservation)
+                }
+            }
+        }
+
         /// Waits for the memory budget's share of one download (the usual size of recent ones, 1 MB
         /// before any), or returns `nil` without a budget.
         private func reserveMemoryForDownload(priority: LoadPriority) async throws -> MemoryReservation? {
@@ -166,10 +232,10 @@ package final class DataStage: Sendable {
         }
 
         /// Loads with `loader`, reporting progress to the requests waiting for `key`'s data.
-        private func dataResponse(from loader: any DataLoading, for key: StageKey, headers: [String: String]) async throws -> DataResponse {
+        private func dataResponse(from loader: any DataLoading, for key: StageKey, request: DataRequest) async throws -> DataResponse {
             let observers = progressObservers
             do {
-                return try await loader.loadData(for: DataRequest(url: key.url, headers: headers)) { received, expected in
+                return try await loader.loadData(for: request) { received, expected in
                     observers.notify(key, received: received, expected: expected)
                 }
             } catch is CancellationError {

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import LoupeLoading
 import LoupeProcessing
 
 extension ImagePipeline {
@@ -6,7 +8,8 @@ extension ImagePipeline {
     /// the processors. The cache policy is not part of it: every policy reads and refreshes the
     /// same entries.
     struct ImageKey: Hashable, Sendable, CustomStringConvertible {
-        /// The request's custom cache key, else its URL.
+        /// The request's custom cache key, else its URL or identifier; with the request's
+        /// method and headers when they change the response (``dataKey(of:cacheKey:ignoringHeaders:)``).
         let dataKey: String
         let thumbnail: Int?
         /// The most frames of an animation kept (``ImageRequest/maximumFrames``); 1 for the first alone.
@@ -55,6 +58,34 @@ extension ImagePipeline {
                      decodeScaling: decodeScaling)
         }
 
+        /// The identity of a source's data, in the memory cache, the disk cache and coalescing:
+        /// `cacheKey`, else the URL's string or the marked identifier; for a URL, followed by a digest of
+        /// its method (unless `GET`) and of its headers not in `ignoredHeaders` (lower-cased
+        /// names), so requests that may get different answers are never one entry. A SHA-256
+        /// digest, not the text: keys are logged and written to disk, and tokens must not be, nor
+        /// a caller's line breaks.
+        static func dataKey(of source: ImageRequest.Source, cacheKey: String?, ignoringHeaders ignoredHeaders: Set<String>) -> String {
+            switch source {
+            case .data(let id, _), .provider(let id, _):
+                // Apart from every URL's key (no URL holds the separator): an identifier that
+                // spells a URL cannot stand for that URL's image.
+                return cacheKey ?? "loupe.id\u{1F}" + id
+            case .url(let request):
+                let identity = cacheKey ?? request.url.absoluteString
+                let method = request.method.uppercased()
+                let headers = request.headers
+                    .map { (name: $0.key.lowercased(), value: $0.value) }
+                    .filter { !ignoredHeaders.contains($0.name) }
+                    .sorted { ($0.name, $0.value) < ($1.name, $1.value) }
+                guard method != "GET" || !headers.isEmpty else { return identity }
+                // Each string with its length, so no two requests make one text.
+                let fields = [method] + headers.flatMap { [$0.name, $0.value] }
+                let text = fields.map { "\($0.utf8.count):\($0)" }.joined()
+                let digest = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+                return identity + "\u{1F}loupe.request(\(digest))"
+            }
+        }
+
         /// The key of the processed image stored on disk (``DataCachePolicy/storeAll``).
         var diskKey: String {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
@@ -74,12 +105,12 @@ extension ImagePipeline {
 
     /// Identifies work in one stage: what it produces and under which cache policy (a reload
     /// must not join a load that may be served from disk). It carries what the work needs —
-    /// the URL and the processors — but compares by identity only, so two requests with the
+    /// the source and the processors — but compares by identity only, so two requests with the
     /// same custom cache key share one load whatever their URLs.
     struct StageKey: Hashable, Sendable, CustomStringConvertible {
         let image: ImageKey
         let cachePolicy: ImageRequest.CachePolicy
-        let url: URL
+        let source: ImageRequest.Source
         let processors: [any ImageProcessing]
         /// The request's first processor when it chooses the decode's scale (its identifier is
         /// the image key's `decodeScaling`); kept by every key derived for the request's stages
@@ -89,16 +120,16 @@ extension ImagePipeline {
         init(_ request: ImageRequest) {
             image = ImageKey(request)
             cachePolicy = request.cachePolicy
-            url = request.url
+            source = request.source
             processors = request.processors
             sourceScaling = request.sourceScaling
         }
 
-        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, url: URL, processors: [any ImageProcessing],
+        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, source: ImageRequest.Source, processors: [any ImageProcessing],
                      sourceScaling: (any SourceScaledProcessing)?) {
             self.image = image
             self.cachePolicy = cachePolicy
-            self.url = url
+            self.source = source
             self.processors = processors
             self.sourceScaling = sourceScaling
         }
@@ -106,19 +137,19 @@ extension ImagePipeline {
         /// The same image without its last processor: the input of the last processor.
         var withoutLastProcessor: StageKey {
             StageKey(image: image.with(processorIdentifiers: image.processorIdentifiers.dropLast()), cachePolicy: cachePolicy,
-                     url: url, processors: processors.dropLast(), sourceScaling: sourceScaling)
+                     source: source, processors: processors.dropLast(), sourceScaling: sourceScaling)
         }
 
         /// The decoded image before any processor.
         var decoded: StageKey {
-            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, url: url, processors: [],
+            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, source: source, processors: [],
                      sourceScaling: sourceScaling)
         }
 
         /// The data: no thumbnail, no processors.
         var data: StageKey {
             let image = ImageKey(dataKey: image.dataKey, thumbnail: nil, processorIdentifiers: [])
-            return StageKey(image: image, cachePolicy: cachePolicy, url: url, processors: [], sourceScaling: nil)
+            return StageKey(image: image, cachePolicy: cachePolicy, source: source, processors: [], sourceScaling: nil)
         }
 
         static func == (lhs: StageKey, rhs: StageKey) -> Bool {
