@@ -72,6 +72,8 @@ extension ImagePipeline {
                 return cacheKey ?? "loupe.id\u{1F}" + id
             case .url(let request):
                 let identity = cacheKey ?? request.url.absoluteString
+                // The common case, a plain GET, without the work of the digest's inputs.
+                if request.headers.isEmpty, request.method == "GET" { return identity }
                 let method = request.method.uppercased()
                 let headers = request.headers
                     .map { (name: $0.key.lowercased(), value: $0.value) }
