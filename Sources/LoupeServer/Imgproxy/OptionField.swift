@@ -35,6 +35,8 @@ struct OptionField: Sendable {
     /// The field's value as result-key text, `nil` while it holds its default (so adding an
     /// option changes no existing URL's key).
     let text: @Sendable (ProcessingOptions) -> String?
+    /// Whether the field holds its default: ``text`` without making the text.
+    let isDefault: @Sendable (ProcessingOptions) -> Bool
 
     /// Declares `keyPath`, named `key` in the result key.
     init<Value: ResultKeyText & Equatable & Sendable>(_ keyPath: KeyPath<ProcessingOptions, Value> & Sendable, key: String,
@@ -47,5 +49,6 @@ struct OptionField: Sendable {
             let value = options[keyPath: keyPath]
             return value == initial ? nil : value.resultKeyText
         }
+        isDefault = { $0[keyPath: keyPath] == initial }
     }
 }

@@ -11,18 +11,18 @@ extension ProcessingOptions {
     /// the declarations' order. The signature is not part of it (a key rotation keeps results),
     /// nor are the source and the output format decision, which the service adds.
     var resultKey: String {
-        Self.resultKeyVersion + Self.text(of: self, fields: ImgproxyOption.allFields.filter { $0.role != .headersOnly })
+        Self.resultKeyVersion + Self.text(of: self, fields: Self.resultFields)
     }
 
     /// The geometry fields' part of the key: the geometry step's identity.
     var geometryKey: String {
-        Self.text(of: self, fields: ImgproxyOption.allFields.filter { if case .geometry = $0.role { true } else { false } })
+        Self.text(of: self, fields: Self.geometryFields)
     }
 
     /// Whether any option changes the image's geometry on its own (a field that only refines
     /// another, or acts only with a box, does not).
     var changesGeometry: Bool {
-        ImgproxyOption.allFields.contains { $0.role == .geometry(.acts) && $0.text(self) != nil }
+        Self.actingFields.contains { !$0.isDefault(self) }
     }
 
     /// The box of options that ask for nothing but a fit into a closed box, which the decoder
@@ -30,15 +30,26 @@ extension ProcessingOptions {
     /// geometry field away from its default except those that only refine another.
     var plainFitBox: (width: Int, height: Int)? {
         guard resizingType == .fit, width > 0, height > 0 else { return nil }
+        return Self.fieldsBesideTheBox.contains { !$0.isDefault(self) } ? nil : (width, height)
+    }
+
+    // The declarations filtered once: these are read for every request.
+    private static let resultFields = ImgproxyOption.allFields.filter { $0.role != .headersOnly }
+    private static let geometryFields = ImgproxyOption.allFields.filter { if case .geometry = $0.role { true } else { false } }
+    private static let actingFields = ImgproxyOption.allFields.filter { $0.role == .geometry(.acts) }
+    /// The fields that make a fit more than a plain fit: acting with or without a box, but not
+    /// the box itself (`w`, `h`).
+    private static let fieldsBesideTheBox = ImgproxyOption.allFields.filter { field in
         let box: [PartialKeyPath<ProcessingOptions>] = [\.width, \.height]
-        let other = ImgproxyOption.allFields.contains { field in
-            guard field.role == .geometry(.acts) || field.role == .geometry(.withBox) else { return false }
-            return !box.contains(field.keyPath) && field.text(self) != nil
-        }
-        return other ? nil : (width, height)
+        return (field.role == .geometry(.acts) || field.role == .geometry(.withBox)) && !box.contains(field.keyPath)
     }
 
     private static func text(of options: ProcessingOptions, fields: [OptionField]) -> String {
-        fields.compactMap { field in field.text(options).map { ";\(field.key)=\($0)" } }.joined()
+        var text = ""
+        for field in fields {
+            guard let value = field.text(options) else { continue }
+            text += ";" + field.key + "=" + value
+        }
+        return text
     }
 }

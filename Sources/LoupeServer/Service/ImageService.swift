@@ -90,12 +90,28 @@ final class ImageService: Sendable {
         /// Names the result (options + source + format decision, and a local file's version),
         /// not the signature.
         var resultKey: String
-        var request: ImageRequest
         /// A local source's modification time (`Last-Modified`); `nil` for remote sources.
         var lastModified: Date?
+        /// What the pipeline request is made of (``request``).
+        var watermark: Watermark?
+        var cost: RequestCostCheck
+        var maximumFrames: Int
+        var resultLimit: Int
+        /// A local source's pipeline key, which carries its version.
+        var pipelineKey: String?
 
         /// Whether the output format was chosen from `Accept` (or the source), not the URL.
         var negotiated: Bool { output.named == nil }
+
+        /// What the pipeline is asked for. Made when the result has to be: a result already in
+        /// the result cache needs none, and the processors' identifiers are text made anew
+        /// each time.
+        var request: ImageRequest {
+            var request = ImageService.imageRequest(url: url, options: options, resultLimit: resultLimit, watermark: watermark, cost: cost)
+            if let pipelineKey { request.cacheKey = pipelineKey }
+            request.maximumFrames = maximumFrames
+            return request
+        }
     }
 
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
@@ -118,11 +134,9 @@ final class ImageService: Sendable {
         let frames = output.mayKeepFrames ? options.maxAnimationFrames ?? 1 : 1
         let cost = RequestCostCheck(options: options, format: output.named ?? output.accepted.first, watermark: mark, maximumFrames: frames,
                                     settings: settings)
-        var request = Self.imageRequest(url: url, options: options, resultLimit: settings.maximumResultDimension, watermark: mark, cost: cost)
-        if let local { request.cacheKey = local.pipelineKey }
-        request.maximumFrames = frames
-        return Plan(url: url, options: options, output: output, resultKey: resultKey,
-                    request: request, lastModified: local?.attributes.modified)
+        return Plan(url: url, options: options, output: output, resultKey: resultKey, lastModified: local?.attributes.modified,
+                    watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
+                    pipelineKey: local?.pipelineKey)
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
