@@ -13,8 +13,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/setup.sh
 
-# Each step's heading carries the minutes since the start, so a run's log shows where its time went.
-step() { echo "== $1 [$((SECONDS / 60)) min $((SECONDS % 60)) s]"; }
+# Each step's heading carries the minutes since the start, so a run's log shows where its time went;
+# the headings are printed again together when the run ends, passed or failed (the log's tail is
+# what a failed run's report shows).
+steps=()
+step() {
+  steps+=("$1 [$((SECONDS / 60)) min $((SECONDS % 60)) s]")
+  echo "== ${steps[-1]}"
+}
+trap 'status=$?; echo "== steps (minutes since the start) =="; printf "  %s\n" "${steps[@]}"; echo "  ended [$((SECONDS / 60)) min $((SECONDS % 60)) s], exit $status"' EXIT
 
 # The venv first: the colour corpus is partly written by its Pillow.
 step "conformance references (Python venv)"
