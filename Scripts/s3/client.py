@@ -2,7 +2,7 @@
 with it, and `check` shows that the gateway behaves as S3 does on what Loupe relies on.
 Runs with the conformance venv's Python (Scripts/conformance/venv.sh):
   .venv-conformance/bin/python Scripts/s3/client.py FOLDER check
-  .venv-conformance/bin/python Scripts/s3/client.py FOLDER put BUCKET KEY FILE [--versioned]
+  .venv-conformance/bin/python Scripts/s3/client.py FOLDER put BUCKET KEY FILE [--versioned] [--cache-control VALUE]
       prints {"etag": ..., "versionId": ...} (versionId only in a versioned bucket)
 FOLDER is the gateway's folder: its `endpoint` and `credentials` files name the server and keys.
 """
@@ -40,11 +40,12 @@ def ensure_bucket(s3, bucket, versioned):
         s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
 
 
-def put(folder, bucket, key, path, versioned):
+def put(folder, bucket, key, path, versioned, cache_control):
     s3 = client(folder)
     ensure_bucket(s3, bucket, versioned)
+    extra = {"CacheControl": cache_control} if cache_control else {}
     with open(path, "rb") as body:
-        answer = s3.put_object(Bucket=bucket, Key=key, Body=body.read())
+        answer = s3.put_object(Bucket=bucket, Key=key, Body=body.read(), **extra)
     result = {"etag": answer["ETag"]}
     if "VersionId" in answer:
         result["versionId"] = answer["VersionId"]
@@ -92,7 +93,9 @@ def main(arguments):
     if len(arguments) >= 2 and arguments[1] == "check":
         check(arguments[0])
     elif len(arguments) >= 5 and arguments[1] == "put":
-        put(arguments[0], arguments[2], arguments[3], arguments[4], "--versioned" in arguments[5:])
+        options = arguments[5:]
+        cache_control = options[options.index("--cache-control") + 1] if "--cache-control" in options[:-1] else None
+        put(arguments[0], arguments[2], arguments[3], arguments[4], "--versioned" in options, cache_control)
     else:
         sys.exit(__doc__)
 

@@ -23,32 +23,20 @@ command=$1
 mkdir -p "$2"
 dir="$(cd "$2" && pwd)"
 conf="$dir/ceph.conf"
+# shellcheck source=../lib/processes.sh
+. "$(dirname "$0")/../lib/processes.sh"
 
-# Whether the process in pid file $1 is alive: running, not a zombie.
-alive() {
-  [ -f "$1" ] || return 1
-  local state
-  state=$(awk '{ print $3 }' "/proc/$(cat "$1")/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ]
-}
 
 # A TCP port nothing listens on now (the kernel's choice).
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# Runs "$@" in its own session in the background without the file descriptors this script
-# inherited beyond 0-2 (a daemon holding its starter's pipe keeps a caller waiting for EOF
-# forever), and records its PID in $dir/run/NAME.pid.
-detached() {
+# Starts daemon $1 ("$@" after it) in its own session, its output in $dir/log/NAME.out, and
+# records its PID in $dir/run/NAME.pid.
+start_daemon() {
   local name=$1; shift
-  (
-    for fd in /proc/$BASHPID/fd/*; do
-      fd=${fd##*/}
-      [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
-    done
-    exec setsid "$@" </dev/null >>"$dir/log/$name.out" 2>&1
-  ) &
+  detached setsid "$@" </dev/null >>"$dir/log/$name.out" 2>&1
   echo $! >"$dir/run/$name.pid"
 }
 
@@ -197,13 +185,13 @@ start() {
   [ -f "$dir/mon/.created" ] || create_cluster
   mkdir -p "$dir/run" "$dir/log"
   if ! alive "$dir/run/mon.pid"; then
-    detached mon ceph-mon --conf "$conf" -i a -f
+    start_daemon mon ceph-mon --conf "$conf" -i a -f
   fi
   wait_for 300 ceph --conf "$conf" --connect-timeout 1 mon stat \
     || fail "the monitor did not answer within 30 s" ceph-mon.a.log
   [ -f "$dir/osd/.created" ] || create_osd
   if ! alive "$dir/run/osd.pid"; then
-    detached osd ceph-osd --conf "$conf" -i 0 -f
+    start_daemon osd ceph-osd --conf "$conf" -i 0 -f
   fi
   wait_for 600 osd_active || fail "the OSD was not active within 60 s" ceph-osd.0.log
   if [ ! -f "$dir/rgw/.pools" ]; then
@@ -211,7 +199,7 @@ start() {
     touch "$dir/rgw/.pools"
   fi
   if ! alive "$dir/run/radosgw.pid"; then
-    detached radosgw radosgw --conf "$conf" -n client.rgw -f
+    start_daemon radosgw radosgw --conf "$conf" -n client.rgw -f
   fi
   wait_for 600 gateway_answers || fail "the gateway did not answer within 60 s" ceph-client.rgw.log
   [ -f "$dir/credentials" ] || create_user
