@@ -109,8 +109,9 @@ import Testing
         #expect(answers.map(\.status) == [200, 304, 304])
     }
 
-    /// The download's deadline ends a body that drips, once, however many attempts the policy
-    /// allows: the embedded origin stands in for the endpoint (a gateway does not drip).
+    /// The download's deadline ends a body that drips (a hundred seconds of it), once, however
+    /// many attempts the policy allows: the embedded origin stands in for the endpoint (a gateway
+    /// does not drip). On a loaded machine the second may pass before the headers arrive.
     @Test func aDrippingBodyEndsAtTheDeadline() async throws {
         let response = OriginResponse(body: Data(repeating: 0xFF, count: 100), fault: .drip(chunkBytes: 1, interval: .seconds(1)))
         try await OriginServer.run(handler: { _ in response }) { origin in
@@ -118,10 +119,11 @@ import Testing
                                   limits: HTTPLoadingLimits(connectTimeout: .seconds(1), totalTimeout: .seconds(1)))
             let retrying = RetryingDataLoader(s3, policy: RetryPolicy(maximumAttempts: 5, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1)))
             let start = ContinuousClock.now
-            await #expect(throws: DataLoadingError.timedOut(.body)) {
+            let error = await #expect(throws: DataLoadingError.self) {
                 try await retrying.loadData(for: DataRequest(url: url("s3://bucket/slow.jpg")))
             }
-            #expect(ContinuousClock.now - start < .milliseconds(2_500))
+            #expect(error == .timedOut(.body) || error == .timedOut(.response), "\(String(describing: error))")
+            #expect(ContinuousClock.now - start < .seconds(10))
             #expect(origin.requestCount(for: "/bucket/slow.jpg") == 1)
         }
     }
