@@ -30,6 +30,8 @@ dir="${LOUPE_CLUSTER_DIR:-/tmp/loupe-cluster}"
 host="${LOUPE_CLUSTER_HOST:-127.0.0.1}"
 port="${LOUPE_CLUSTER_PORT:-8080}"
 nginx=/usr/sbin/nginx
+# shellcheck source=../lib/processes.sh
+. "$here/Scripts/lib/processes.sh"
 
 usage() { echo "usage: $0 start N | stop | status" >&2; exit 2; }
 
@@ -41,14 +43,6 @@ loupe_binary() {
   fi
 }
 
-# Whether the process in pid file $1 is alive: running, not a zombie (an instance killed after
-# this script exited may wait unreaped under a PID 1 that does not reap).
-alive() {
-  [ -f "$1" ] || return 1
-  local state
-  state=$(awk '{ print $3 }' "/proc/$(cat "$1")/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ]
-}
 
 # Waits (at most 60 s) until something accepts connections on $1; fails early if pid $2 exits.
 wait_port() {
@@ -60,17 +54,6 @@ wait_port() {
   return 1
 }
 
-# Runs "$@" in the background without the file descriptors this script inherited beyond 0-2: a
-# daemon holding its starter's pipe keeps a caller that waits for EOF on it waiting forever.
-detached() {
-  (
-    for fd in /proc/$BASHPID/fd/*; do
-      fd=${fd##*/}
-      [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
-    done
-    exec "$@"
-  ) &
-}
 
 instance_count() { cat "$dir/instances" 2>/dev/null || echo 0; }
 

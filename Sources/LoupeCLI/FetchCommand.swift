@@ -5,6 +5,7 @@ import Loupe
 import LoupeCaching
 import LoupeCodecs
 import LoupeLoading
+import LoupeServer
 
 /// `loupe fetch`: loads each source through the pipeline and reports (and optionally writes)
 /// what it found, one result per source in input order.
@@ -14,7 +15,10 @@ struct FetchCommand: AsyncParsableCommand {
         abstract: "Load images from URLs or files; report size, format, colours, placeholders; write thumbnails.",
         discussion: """
             A source is an http(s) URL, a file path or a file URL; `-` reads sources from standard input, \
-            one per line. Each source is reported once, in input order, as soon as it and every earlier \
+            one per line. An s3://bucket/key[?versionId=…] source is read from S3 with the settings loupe serve \
+            reads from the environment (IMGPROXY_S3_ENDPOINT or LOUPE_S3_ENDPOINT, …_S3_REGION, \
+            …_S3_ENDPOINT_USE_PATH_STYLE or LOUPE_S3_PATH_STYLE) and the AWS credentials (AWS_ACCESS_KEY_ID, \
+            AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, the shared credentials file). Each source is reported once, in input order, as soon as it and every earlier \
             one are done; sources that name the same image are loaded once.
 
             With --json, standard output is JSON Lines, one object per source. Success: source, ok (true), \
@@ -27,7 +31,7 @@ struct FetchCommand: AsyncParsableCommand {
             2 usage error.
             """)
 
-    @Argument(help: "http(s) URLs, file paths or file URLs; - reads them from standard input, one per line.")
+    @Argument(help: "http(s) or s3 URLs, file paths or file URLs; - reads them from standard input, one per line.")
     var sources: [String] = []
 
     @Option(help: ArgumentHelp("Longest side of the output in pixels; decoded downscaled (JPEG straight from the DCT).", valueName: "px"))
@@ -134,7 +138,16 @@ struct FetchCommand: AsyncParsableCommand {
         let stems = OutputNames.stems(for: unique)
         let distinctSources = unique
 
-        let pipeline = makePipeline(disk: openDiskCache())
+        // S3's settings and credentials are read only when a source needs them.
+        var s3: S3Configuration?
+        if distinctSources.contains(where: { (try? $0.url.get())?.scheme == "s3" }) {
+            do throws(SettingsError) {
+                s3 = try S3Settings.fromEnvironment(ProcessInfo.processInfo.environment).configuration()
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        let pipeline = makePipeline(disk: openDiskCache(), s3: s3)
         let fetcher = Fetcher(pipeline: pipeline, options: FetchOptions(
             thumbnail: thumbnail, outputDirectory: outputDirectory, format: format, quality: quality,
             colors: fastColors ? .fast : colors ? .exact : nil, paletteSize: paletteSize,
@@ -194,13 +207,15 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func makePipeline(disk: DiskCache?) -> ImagePipeline {
+    private func makePipeline(disk: DiskCache?, s3: S3Configuration?) -> ImagePipeline {
         let limits = HTTPLoadingLimits(
             maximumBodySize: maxSize << 20,
             connectTimeout: .milliseconds(Int64(min(timeout, 10) * 1_000)),
             totalTimeout: .milliseconds(Int64(timeout * 1_000)))
-        let loader = RetryingDataLoader(AsyncHTTPClientDataLoader(limits: limits), policy: RetryPolicy(maximumAttempts: retries + 1))
+        let policy = RetryPolicy(maximumAttempts: retries + 1)
+        let loader = RetryingDataLoader(AsyncHTTPClientDataLoader(limits: limits), policy: policy)
         var configuration = ImagePipeline.Configuration(dataCache: disk, dataLoader: loader)
+        configuration.s3DataLoader = s3.map { RetryingDataLoader(S3DataLoader(configuration: $0, limits: limits), policy: policy) }
         configuration.maximumConcurrentDataLoads = concurrency
         configuration.memoryCacheCostLimit = memoryLimit << 20
         configuration.isMemoryCacheEnabled = memoryLimit > 0

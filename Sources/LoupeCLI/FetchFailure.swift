@@ -49,7 +49,7 @@ struct FetchFailure: Error, Sendable, Equatable {
         case .invalidSource, .forbiddenSource: .invalidSource
         case .network, .notCached: .network
         case .timeout: .timeout
-        case .httpStatus: .http
+        case .httpStatus, .accessDenied: .http
         case .tooLarge: .tooLarge
         case .unsupportedFormat, .codecUnavailable: .unsupportedFormat
         case .limitExceeded, .tooExpensive: .limitExceeded

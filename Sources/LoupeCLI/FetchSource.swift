@@ -1,7 +1,7 @@
 import Foundation
 
-/// One source of `loupe fetch` as the user wrote it, and the URL it names: an `http(s)` URL, a
-/// `file` or `data` URL, or a path to a local file (relative paths against the working folder).
+/// One source of `loupe fetch` as the user wrote it, and the URL it names: an `http(s)` or `s3`
+/// URL, a `file` or `data` URL, or a path to a local file (relative paths against the working folder).
 struct FetchSource: Sendable {
     /// What the user wrote, reported back verbatim as `"source"`.
     let text: String
@@ -26,7 +26,7 @@ struct FetchSource: Sendable {
         let scheme = text.prefix { $0 != ":" }.lowercased()
         // Without a colon there is no scheme at all: a path.
         switch scheme.count < text.count ? scheme : "" {
-        case "http", "https":
+        case "http", "https", "s3":
             guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
                 return .failure(.invalidSource("not a valid \(scheme) URL"))
             }
@@ -43,7 +43,7 @@ struct FetchSource: Sendable {
             // `ftp://…` and the like name schemes we do not load; anything else without `://`
             // is a path, even with a colon in it (`photo:1.jpg`).
             if text.dropFirst(scheme.count).hasPrefix("://") {
-                return .failure(.invalidSource("unsupported URL scheme '\(scheme)' (http, https, file and data are supported)"))
+                return .failure(.invalidSource("unsupported URL scheme '\(scheme)' (http, https, s3, file and data are supported)"))
             }
             return .success(URL(fileURLWithPath: text, relativeTo: workingDirectory).standardizedFileURL.absoluteURL)
         }

@@ -23,13 +23,24 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     private let unguarded: OwnedHTTPClient?
     /// One client per checked (name, address) when the policy guards.
     private let pinned: PinnedHTTPClients
+    /// Whether a status outside 2xx and 304 is returned as a response, with the start of its
+    /// body, instead of thrown: for a loader on top that reads the server's error document
+    /// (S3's XML `Code`).
+    let returnsErrorResponses: Bool
 
     /// The redirect statuses followed (as browsers and AsyncHTTPClient do), with a `Location`.
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Creates a loader with its own connection pools on NIO's shared event loops; connections
     /// go only to addresses `addressPolicy` allows (by default, any).
-    public init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted) {
+    public convenience init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted) {
+        self.init(limits: limits, addressPolicy: addressPolicy, returnsErrorResponses: false)
+    }
+
+    /// A loader that, with `returnsErrorResponses`, answers an error status with a response
+    /// holding at most ``errorBodyLimit`` bytes of its body.
+    package init(limits: HTTPLoadingLimits, addressPolicy: NetworkAddressPolicy, returnsErrorResponses: Bool) {
+        self.returnsErrorResponses = returnsErrorResponses
         self.limits = limits
         self.addressPolicy = addressPolicy
         let make: @Sendable ([String: String]) -> HTTPClient.Configuration = { dnsOverride in
@@ -189,6 +200,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { "\($0), \($1)" }
         let status = Int(response.status.code)
         guard (200..<300).contains(status) || status == 304 else {
+            if returnsErrorResponses { return try await readErrorBody(response, status: status, headers: headers, from: url) }
             throw DataLoadingError.httpStatus(
                 status, url: url.absoluteString, retryAfter: headers["retry-after"].flatMap(RetryAfter.seconds))
         }
@@ -208,6 +220,22 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         }
         if let declared, declared != body.count, status != 304 {
             throw DataLoadingError.invalidResponse("received \(body.count) bytes, Content-Length said \(declared)")
+        }
+        return DataResponse(data: body, statusCode: status, headers: headers, url: url)
+    }
+
+    /// The most of an error answer's body that is kept: an error document is small, and the
+    /// rest is never read.
+    static let errorBodyLimit = 64 * 1024
+
+    /// An error answer with the start of its body, at most ``errorBodyLimit`` bytes.
+    private func readErrorBody(_ response: HTTPClientResponse, status: Int, headers: [String: String], from url: URL) async throws -> DataResponse {
+        var body = Data()
+        for try await chunk in response.body {
+            let room = Self.errorBodyLimit - body.count
+            chunk.withUnsafeReadableBytes { body.append(contentsOf: $0.prefix(room)) }
+            // Dropping the stream here closes it; the rest of a long error body is not wanted.
+            if body.count >= Self.errorBodyLimit { break }
         }
         return DataResponse(data: body, statusCode: status, headers: headers, url: url)
     }

@@ -26,6 +26,11 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
     /// The request cannot be sent as given: a method or header name that is not an HTTP token,
     /// a header value with a line break or another control character.
     case invalidRequest(String)
+    /// The source server refused the loader's own credentials or configuration — S3's
+    /// `AccessDenied`, `SignatureDoesNotMatch`, `InvalidAccessKeyId`, a wrong region or clock —
+    /// which the operator, not the caller, must fix. `code` is the server's error code (never
+    /// its message, which may quote the signature); `url` the source as named.
+    case accessDenied(status: Int, code: String, url: String)
 
     /// Where a download was when its time ran out.
     public enum TimeoutStage: String, Sendable, Equatable {
@@ -67,6 +72,8 @@ public enum DataLoadingError: Error, Equatable, CustomStringConvertible {
         case .file(let path, let reason): "cannot read \(path): \(reason)"
         case .forbiddenAddress(let address): "connecting to \(address) is not allowed (not a public address)"
         case .invalidRequest(let reason): "the request cannot be sent: \(reason)"
+        case .accessDenied(let status, let code, let url):
+            "\(url) was refused with \(code) (HTTP \(status)): check the server's S3 credentials, region, endpoint and clock"
         }
     }
 }

@@ -42,7 +42,7 @@ import Glibc
             IMGPROXY_WATERMARK_PATH=\(watermark)
             IMGPROXY_WATERMARK_OPACITY=1
             IMGPROXY_MAX_ANIMATION_FRAMES=10
-            IMGPROXY_S3_ENDPOINT=https://s3.example.com
+            IMGPROXY_GCS_ENDPOINT=https://storage.example.com
 
             IMGPROXY_LOG_LEVEL=info
             """
@@ -92,7 +92,7 @@ import Glibc
         let logged = child.child.text(.standardError).split(separator: "\n")
         let ignored = logged.filter { $0.contains("ignored imgproxy setting") }
         // Named once each: the two Loupe cannot take.
-        let names = ["IMGPROXY_LOG_LEVEL", "IMGPROXY_S3_ENDPOINT"]
+        let names = ["IMGPROXY_GCS_ENDPOINT", "IMGPROXY_LOG_LEVEL"]
         for name in names {
             #expect(ignored.filter { $0.contains("\"\(name)\"") }.count == 1, "\(name) in \(ignored)")
         }

@@ -16,11 +16,13 @@ struct RoutedServer: Sendable {
     let client: any TestClientProtocol
 
     /// Opens a server with `settings`, runs `body` against its router, then flushes its caches.
+    /// The server logs to `logger` (by default errors only, to standard error).
     static func with<T: Sendable>(
-        _ settings: ServerSettings, accessLog: Logger? = nil, _ body: @Sendable (RoutedServer) async throws -> T
+        _ settings: ServerSettings, accessLog: Logger? = nil, logger: Logger? = nil, _ body: @Sendable (RoutedServer) async throws -> T
     ) async throws -> T {
-        var logger = Logger(label: "loupe.serve.test")
-        logger.logLevel = .error
+        var quiet = Logger(label: "loupe.serve.test")
+        quiet.logLevel = .error
+        let logger = logger ?? quiet
         let server = try ImageServer(settings: settings, logger: logger, accessLog: accessLog)
         let app = Application(router: server.routes.router(endpoints: server.endpoints, connections: nil), logger: logger)
         let result: Result<T, any Error>

@@ -33,7 +33,7 @@ import Testing
             (["key": "zz", "salt": "00"], [:], "--key 'zz' is not hexadecimal"),
             (["key": "00"], [:], "--key has 1 keys and --salt 0 salts: give one salt per key"),
             (["workers": "0"], [:], "--workers '0' is not a whole number in 1...1024"),
-            (["allowed-sources": "a.com"], [:], "allowed source 'a.com' is not an http(s) URL prefix like https://images.example.com/ (or local:///folder/)"),
+            (["allowed-sources": "a.com"], [:], "allowed source 'a.com' is not an http(s) URL prefix like https://images.example.com/ (or local:///folder/, s3://bucket/folder/)"),
             (["allow-private-networks": "maybe"], [:], "--allow-private-networks 'maybe' is not a boolean (1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False)"),
             (["permit-addresses": "localhost"], [:], "--permit-addresses 'localhost' is not an IP address"),
             (["allow-unsigned": "true", "key": "00", "salt": "00"], [:], "--allow-unsigned cannot be combined with a signing key"),

@@ -18,6 +18,10 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case timeout
         /// The server answered with a status outside 2xx (``ImageFailure/httpStatus`` says which).
         case httpStatus
+        /// The source server refused the loader's credentials or configuration (S3's
+        /// `SignatureDoesNotMatch`, say): the operator's to fix (``ImageFailure/httpStatus`` says
+        /// what the server answered).
+        case accessDenied
         /// The body is larger than the size limit.
         case tooLarge
         /// A local file could not be read.
@@ -99,6 +103,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .tooManyRedirects, .network, .invalidResponse: self.init(.network, message)
         case .file: self.init(.unreadableFile, message)
         case .invalidRequest: self.init(.invalidSource, message)
+        case .accessDenied(let status, _, _): self.init(.accessDenied, message, httpStatus: status)
         }
     }
 

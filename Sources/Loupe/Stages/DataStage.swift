@@ -72,7 +72,7 @@ package final class DataStage: Sendable {
         }
 
         /// Bytes the request carries or its provider makes; a local file or data URL through the
-        /// local loader; http(s) through ``httpData(_:request:priority:start:)``.
+        /// local loader; http(s) and s3 through ``httpData(_:request:priority:start:)``.
         private func dataFromSource(_ key: StageKey, priority: LoadPriority) async throws -> FetchedData {
             let start = ContinuousClock.now
             let request: DataRequest
@@ -94,6 +94,8 @@ package final class DataStage: Sendable {
                 context.recorder.record(.localLoads)
                 return FetchedData(data: response.data, origin: .file, isRevalidated: false, duration: start.duration(to: .now))
             case "http", "https":
+                return try await httpData(key, request: request, priority: priority, start: start)
+            case "s3" where context.configuration.s3DataLoader != nil:
                 return try await httpData(key, request: request, priority: priority, start: start)
             default:
                 throw ImagePipelineError.dataLoadingFailed(DataLoadingError.unsupportedScheme(request.url.scheme ?? ""))
@@ -219,9 +221,15 @@ package final class DataStage: Sendable {
                     let downloadStart = ContinuousClock.now
                     context.recorder.record(.networkRequests)
                     if isConditional { context.recorder.record(.revalidations) }
-                    return (try await dataResponse(from: context.configuration.dataLoader, for: key, request: request), downloadStart, reservation)
+                    return (try await dataResponse(from: networkLoader(for: request), for: key, request: request), downloadStart, reservation)
                 }
             }
+        }
+
+        /// The loader of a network request: the S3 loader for `s3://`, else the HTTP one.
+        private func networkLoader(for request: DataRequest) -> any DataLoading {
+            if request.url.scheme?.lowercased() == "s3", let s3 = context.configuration.s3DataLoader { return s3 }
+            return context.configuration.dataLoader
         }
 
         /// Waits for the memory budget's share of one download (the usual size of recent ones, 1 MB

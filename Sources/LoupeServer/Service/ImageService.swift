@@ -37,10 +37,9 @@ final class ImageService: Sendable {
         self.settings = settings
         self.metrics = metrics
         memoryBudget = MemoryBudget(limit: settings.memoryBudget)
-        let loader = AsyncHTTPClientDataLoader(
-            limits: HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
-                                      totalTimeout: settings.downloadTimeout),
-            addressPolicy: settings.addressPolicy)
+        let limits = HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
+                                       totalTimeout: settings.downloadTimeout)
+        let loader = AsyncHTTPClientDataLoader(limits: limits, addressPolicy: settings.addressPolicy)
         httpLoader = loader
         var sourceCache: DiskCache?
         var resultDisk: DiskCache?
@@ -54,6 +53,11 @@ final class ImageService: Sendable {
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
         localLoader = settings.localRoot.map { RootedFileLoader(fileSystem: $0, maximumSize: settings.maximumSourceBytes) }
         if let localLoader { configuration.localDataLoader = localLoader }
+        if settings.s3.isEnabled {
+            // The same limits and retries as HTTP sources; the endpoint is the operator's, so
+            // not held to the sources' address policy.
+            configuration.s3DataLoader = RetryingDataLoader(S3DataLoader(configuration: try settings.s3.configuration(), limits: limits))
+        }
         // imgproxy's rule: the frames kept times the canvas may not pass the source pixel limit
         // (checked from the header, before a frame is decoded).
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels,
@@ -140,8 +144,10 @@ final class ImageService: Sendable {
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
-    /// local root (with what it is now), or an http(s) URL the source policy allows.
+    /// local root (with what it is now), an S3 object (``S3Source``), or an http(s) URL the
+    /// source policy allows.
     func sourceURL(_ source: String) throws(ServiceError) -> (url: URL, local: LocalSource?) {
+        if S3Source.isS3(source) { return (try S3Source.check(source, settings: settings), nil) }
         guard LocalSource.isLocal(source) else { return (try settings.sources.check(source), nil) }
         let local = try LocalSource(source, loader: localLoader, policy: settings.sources)
         return (local.url, local)

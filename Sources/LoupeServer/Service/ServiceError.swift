@@ -57,6 +57,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             let status = failure.httpStatus ?? 0
             if status == 404 || status == 410 { return ServiceError(404, "sourceNotFound", "the source answered HTTP \(status)") }
             return ServiceError(502, "sourceFailed", "the source answered HTTP \(status)")
+        case .accessDenied:
+            // The operator's configuration, not the client's request: a gateway error that names
+            // the server's code and nothing of the credentials.
+            return ServiceError(502, "sourceAccessDenied", message)
         case .network: return ServiceError(502, "sourceFailed", message)
         case .tooLarge: return ServiceError(413, "sourceTooLarge", message)
         case .timeout:

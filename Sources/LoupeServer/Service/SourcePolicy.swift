@@ -1,10 +1,13 @@
 import Foundation
+import LoupeLoading
 
 /// Which source URLs the service loads: `http`/`https` (and `local:///path` when a local root is
-/// set), and with allowed prefixes set, only URLs under one of them, compared by parsed parts —
-/// scheme, host, port and path — never as text, so `https://a.com@evil.com/` is not under
-/// `https://a.com`. As imgproxy's allowed sources, a list of prefixes applies to local sources
-/// too: `local:///folder/` allows the files under that folder of the local root.
+/// set, `s3://bucket/key` when S3 is on), and with allowed prefixes set, only URLs under one of
+/// them, compared by parsed parts — scheme, host, port and path — never as text, so
+/// `https://a.com@evil.com/` is not under `https://a.com`. As imgproxy's allowed sources, a list
+/// of prefixes applies to local and S3 sources too: `local:///folder/` allows the files under
+/// that folder of the local root, `s3://bucket/folder/` the keys under `folder/` in that bucket
+/// (compared decoded, as S3 names keys).
 public struct SourcePolicy: Sendable, Equatable {
     /// One allowed prefix, parsed.
     struct Prefix: Sendable, Equatable {
@@ -35,11 +38,19 @@ public struct SourcePolicy: Sendable, Equatable {
                 parsed.append(Prefix(scheme: "local", host: "", port: nil, path: path))
                 continue
             }
+            if text.lowercased().hasPrefix("s3://") {
+                guard let url = URLComponents(string: text), let bucket = url.host, S3Location.isValidBucket(bucket),
+                      url.user == nil, url.password == nil, url.port == nil, url.query == nil, url.fragment == nil,
+                      let path = url.percentEncodedPath.removingPercentEncoding
+                else { throw SettingsError("allowed source '\(text)' is not an S3 prefix like s3://bucket/folder/") }
+                parsed.append(Prefix(scheme: "s3", host: bucket, port: nil, path: path.isEmpty ? "/" : path))
+                continue
+            }
             guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
                   url.user == nil, url.password == nil, url.query == nil, url.fragment == nil
             else {
-                throw SettingsError("allowed source '\(text)' is not an http(s) URL prefix like https://images.example.com/ (or local:///folder/)")
+                throw SettingsError("allowed source '\(text)' is not an http(s) URL prefix like https://images.example.com/ (or local:///folder/, s3://bucket/folder/)")
             }
             parsed.append(Prefix(scheme: scheme, host: host.lowercased(), port: url.port ?? Self.defaultPort(scheme),
                                  path: url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath))
@@ -71,6 +82,15 @@ public struct SourcePolicy: Sendable, Equatable {
         }
         guard allowed else { throw .forbiddenSource("the source is not under an allowed prefix") }
         return url
+    }
+
+    /// Refuses an S3 object when allowed prefixes are set and no `s3://` one covers its bucket
+    /// and key.
+    func checkS3(_ location: S3Location) throws(ServiceError) {
+        guard !prefixes.isEmpty else { return }
+        guard prefixes.contains(where: { $0.scheme == "s3" && $0.host == location.bucket && $0.covers("/" + location.key) }) else {
+            throw .forbiddenSource("the S3 source is not under an allowed prefix")
+        }
     }
 
     /// Refuses a local source's `path` (as named, from its leading `/`) when allowed prefixes are

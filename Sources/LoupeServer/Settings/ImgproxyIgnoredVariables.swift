@@ -4,12 +4,11 @@
 enum ImgproxyIgnoredVariables {
     /// Groups of variables ignored for one reason.
     static let groups: [(reason: String, names: [String])] = [
-        ("cloud storage sources (S3, Google Cloud Storage, Azure Blob Storage, OpenStack Swift) are not supported: Loupe loads http(s) and local:// sources", [
+        ("cloud storage sources other than S3 (Google Cloud Storage's own API, Azure Blob Storage, OpenStack Swift) are not supported, nor S3 access points, assumed roles, client-side decryption or multi-region routing: Loupe loads http(s), local:// and s3:// sources (Google Cloud Storage through its S3-compatible API)", [
             "ABS_ALLOWED_BUCKETS", "ABS_DENIED_BUCKETS", "ABS_ENDPOINT", "ABS_KEY", "ABS_NAME", "USE_ABS",
             "GCS_ALLOWED_BUCKETS", "GCS_DENIED_BUCKETS", "GCS_ENDPOINT", "GCS_KEY", "USE_GCS", "S3_ACCESS_POINTS",
-            "S3_ALLOWED_BUCKETS", "S3_ASSUME_ROLE_ARN", "S3_ASSUME_ROLE_EXTERNAL_ID", "S3_DENIED_BUCKETS",
-            "S3_ENDPOINT", "S3_ENDPOINT_USE_PATH_STYLE", "S3_REGION", "S3_USE_DECRYPTION_CLIENT", "S3_MULTI_REGION",
-            "USE_S3", "SWIFT_ALLOWED_BUCKETS", "SWIFT_API_KEY", "SWIFT_AUTH_URL", "SWIFT_AUTH_VERSION",
+            "S3_ASSUME_ROLE_ARN", "S3_ASSUME_ROLE_EXTERNAL_ID", "S3_USE_DECRYPTION_CLIENT", "S3_MULTI_REGION",
+            "SWIFT_ALLOWED_BUCKETS", "SWIFT_API_KEY", "SWIFT_AUTH_URL", "SWIFT_AUTH_VERSION",
             "SWIFT_CONNECT_TIMEOUT_SECONDS", "SWIFT_DENIED_BUCKETS", "SWIFT_DOMAIN", "SWIFT_TENANT",
             "SWIFT_TIMEOUT_SECONDS", "SWIFT_USERNAME", "USE_SWIFT",
         ]),

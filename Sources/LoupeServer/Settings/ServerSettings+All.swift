@@ -92,6 +92,29 @@ extension ServerSettings {
                 imgproxy: ImgproxyEnvironment.privateNetworkVariables),
         Setting("permit-addresses", .ipAddresses, \.addressPolicy.permittedAddresses,
                 "comma-separated IP addresses allowed despite the private-network guard"),
+        Setting("use-s3", .boolean, \.s3.isEnabled,
+                "load s3://bucket/key sources, signed with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS shared credentials file", imgproxy: [
+            .boolean("IMGPROXY_USE_S3", "boolean; the credentials come from the same `AWS_*` variables and shared credentials file (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_PROFILE`); no instance roles"),
+        ]),
+        Setting("s3-endpoint", .s3Endpoint, \.s3.endpoint, "S3 server's URL, http(s)://host[:port] (MinIO, Ceph, R2, https://storage.googleapis.com)",
+                unset: "AWS's endpoint of the region", imgproxy: [
+            ImgproxyVariable("IMGPROXY_S3_ENDPOINT", "a URL; without a scheme, `http://` is put in front. It may be a private or loopback address: the guard applies to source URLs, and an `s3://` URL names a bucket, not a host") { value, _ in
+                let trimmed = value.trimmingCharacters(in: .whitespaces)
+                return .value(trimmed.isEmpty || trimmed.contains("://") ? trimmed : "http://" + trimmed)
+            },
+        ]),
+        Setting("s3-region", .s3Region, \.s3.region, "S3 signing region", unset: "AWS_REGION, else us-east-1", imgproxy: [
+            ImgproxyVariable("IMGPROXY_S3_REGION", "a region name, e.g. `eu-west-1`"),
+        ]),
+        Setting("s3-path-style", .boolean, \.s3.usesPathStyle, "address S3 objects as endpoint/bucket/key rather than bucket.endpoint/key", imgproxy: [
+            .boolean("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE", "boolean, imgproxy's default `true` in both"),
+        ]),
+        Setting("s3-allowed-buckets", .s3Buckets, \.s3.allowedBuckets, "comma-separated buckets s3:// sources may name; none allows any", imgproxy: [
+            ImgproxyVariable("IMGPROXY_S3_ALLOWED_BUCKETS", "comma-separated bucket names"),
+        ]),
+        Setting("s3-denied-buckets", .s3Buckets, \.s3.deniedBuckets, "comma-separated buckets s3:// sources may not name", imgproxy: [
+            ImgproxyVariable("IMGPROXY_S3_DENIED_BUCKETS", "comma-separated bucket names"),
+        ]),
         Setting("batch-token", .nonEmptyText("<token>"), \.batchToken, "bearer token for POST /batch", unset: "batches must be signed"),
         Setting("presets", .list(), part: \.presets,
                 "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL", imgproxy: [

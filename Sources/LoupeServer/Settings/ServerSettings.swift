@@ -79,6 +79,8 @@ public struct ServerSettings: Sendable {
     public var defaultQuality = 80
     /// The SSRF guard.
     public var addressPolicy = NetworkAddressPolicy()
+    /// `s3://` sources: off by default; the endpoint, region, buckets and credentials.
+    public var s3 = S3Settings()
     /// Bearer token authorising `POST /batch`; `nil`: batches must be signed.
     public var batchToken: String?
     /// Named option sets (`--presets`, `--presets-file`), used by `preset`/`pr` in URLs; the
@@ -127,6 +129,7 @@ public struct ServerSettings: Sendable {
             if let (text, origin) = values[setting.flag] { try setting.apply(&draft, text, origin) }
         }
         self = try Self.combining(draft)
+        if s3.isEnabled { try s3.readCredentials(from: environment) }
     }
 
     /// The settings of `draft` with the parts read together combined and checked against each other.

@@ -2,8 +2,8 @@ import Foundation
 import LoupeCodecs
 import LoupeLoading
 
-/// The kinds of setting that only the image service has: sources, folders, addresses, presets
-/// files and qualities per format.
+/// The kinds of setting that only the image service has: sources, folders, addresses, S3's
+/// endpoint, region and buckets, presets files and qualities per format.
 extension SettingType where Value == SourcePolicy {
     /// Comma-separated source URL prefixes (``SourcePolicy``).
     static var sourcePolicy: SettingType {
@@ -34,6 +34,39 @@ extension SettingType where Value == URL? {
     static var folder: SettingType {
         SettingType(valueName: "<path>", read: { folder, _ in folder.isEmpty ? nil : URL(fileURLWithPath: folder) },
                                         describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == URL? {
+    /// An S3 server's `http(s)://host[:port]` URL; empty leaves it unset.
+    static var s3Endpoint: SettingType {
+        SettingType(valueName: "<url>", read: { text, origin throws(SettingsError) in
+            guard !text.isEmpty else { return nil }
+            guard let url = URL(string: text), (try? S3Configuration(endpoint: url)) != nil else {
+                throw SettingsError("\(origin) '\(text)' is not an http(s)://host[:port] URL")
+            }
+            return url
+        }, describe: { $0?.absoluteString })
+    }
+}
+
+extension SettingType where Value == String? {
+    /// An S3 region name (`eu-west-1`); empty leaves it unset.
+    static var s3Region: SettingType {
+        SettingType(valueName: "<region>", read: { text, origin throws(SettingsError) in
+            guard !text.isEmpty else { return nil }
+            guard (try? S3Configuration(region: text)) != nil else { throw SettingsError("\(origin) '\(text)' is not a region name like eu-west-1") }
+            return text
+        }, describe: { $0 })
+    }
+}
+
+extension SettingType where Value == [String] {
+    /// Comma-separated S3 bucket names.
+    static var s3Buckets: SettingType {
+        list("<list>") { bucket, origin throws(SettingsError) in
+            guard S3Location.isValidBucket(bucket) else { throw SettingsError("\(origin) '\(bucket)' is not an S3 bucket name") }
+        }
     }
 }
 
