@@ -133,7 +133,7 @@ extension ImgproxyOption {
             loupe: "yes, for JPEG, WebP and AVIF, the same steps",
             differences: "— (`OutputOptionsTests.maxBytesLowersTheQualityUntilTheResultFits` for all three formats)")),
         ImgproxyOption(["format", "f", "ext"], arguments: 1...1, fields: [OptionField(\.format, key: "f")],
-                       documentation: .init(meaning: "output format", loupe: "jpg, png, webp, avif", differences: "others are a 400")
+                       documentation: .init(meaning: "output format", loupe: "jpg, png, webp, avif, gif", differences: "imgproxy's other formats (jxl, heic, tiff, bmp, ico, svg) are a 400")
         ) { arguments, options throws(ServiceError) in
             options.format = try ImgproxyURL.format(named: arguments[0])
         },
