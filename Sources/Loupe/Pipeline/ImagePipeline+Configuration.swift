@@ -16,7 +16,7 @@ extension ImagePipeline {
         public var requestModifier: RequestModifier?
         /// Loads `file` and `data` URLs.
         public var localDataLoader: any DataLoading = LocalDataLoader()
-        /// Loads `s3://bucket/key` URLs (a `RetryingDataLoader` around an ``S3DataLoader``), with
+        /// Loads `s3://bucket/key` URLs (a `RetryingDataLoader` around an `S3DataLoader`), with
         /// the same disk cache, revalidation, network queue and request modifier as HTTP; `nil`
         /// (the default) refuses them as an unsupported scheme.
         public var s3DataLoader: (any DataLoading)?

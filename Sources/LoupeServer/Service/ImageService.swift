@@ -144,7 +144,7 @@ final class ImageService: Sendable {
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
-    /// local root (with what it is now), an S3 object (``S3Source``), or an http(s) URL the
+    /// local root (with what it is now), an S3 object (`S3Source`), or an http(s) URL the
     /// source policy allows.
     func sourceURL(_ source: String) throws(ServiceError) -> (url: URL, local: LocalSource?) {
         if S3Source.isS3(source) { return (try S3Source.check(source, settings: settings), nil) }

@@ -7,7 +7,7 @@ import LoupeLoading
 /// (`IMGPROXY_S3_ALLOWED_BUCKETS`, `IMGPROXY_S3_DENIED_BUCKETS`) and the credentials, read as the
 /// AWS tools read them (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, the
 /// shared credentials file). The credentials appear in no description, log or answer
-/// (``S3Credentials``).
+/// (`S3Credentials`).
 public struct S3Settings: Sendable {
     /// Whether `s3://` sources are loaded; off, they are refused with 403.
     public var isEnabled = false
@@ -21,7 +21,8 @@ public struct S3Settings: Sendable {
     public var allowedBuckets: [String] = []
     /// Buckets no source may name (over ``allowedBuckets``).
     public var deniedBuckets: [String] = []
-    /// The keys that sign requests (``readCredentials(from:)``); `nil` sends them unsigned.
+    /// The keys that sign requests, read from the environment with the other settings; `nil`
+    /// sends requests unsigned.
     public var credentials: S3Credentials?
 
     /// The defaults: off.
