@@ -95,9 +95,13 @@ step "playground browser tests (headless Chromium against loupe serve --dev)"
 timeout 300 /usr/bin/python3 Scripts/ci/playground-test.py --loupe .build/debug/loupe --screenshots .build/playground-screenshots
 
 # Apart, because it is a package of its own (an app that depends on Loupe by path and mounts its
-# image routes under /images), built the way a Swift server team would build theirs.
+# image routes under /images), built the way a Swift server team would build theirs. Into the debug
+# build's folder: its dependencies are the ones just built with the same flags, so only the app's
+# own targets compile (20 s; in a folder of its own, nine minutes of compiling NIO, Hummingbird
+# and Loupe again).
 step "the embedding example (Examples/EmbeddedService)"
-(cd Examples/EmbeddedService && swift build --build-tests && swift test --skip-build --disable-xctest)
+(cd Examples/EmbeddedService && swift build --build-tests --scratch-path ../../.build \
+  && swift test --skip-build --disable-xctest --scratch-path ../../.build)
 
 step "tests under ThreadSanitizer"
 # halt_on_error makes the first data race a non-zero exit instead of a log line; the suppressions
