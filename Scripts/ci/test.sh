@@ -40,8 +40,8 @@ for suite in "${timed_suites[@]}"; do skip_timed+=(--skip "$suite"); done
 # The suites against a real S3 server run apart too (below): their process starts Ceph's RADOS
 # Gateway (Scripts/s3/gateway.sh, about ten seconds of CPU), which must not overlap the suites
 # that bound answers to a second or two (the bomb tests: seen 2.2 s against 2 s beside it).
-s3_suites='S3DataLoaderTests|S3SourceTests|FetchS3Tests'
-skip_s3=(--skip S3DataLoaderTests --skip S3SourceTests --skip FetchS3Tests)
+s3_suites='S3DataLoaderTests|S3SourceTests|FetchS3Tests|ResultStorageTests'
+skip_s3=(--skip S3DataLoaderTests --skip S3SourceTests --skip FetchS3Tests --skip ResultStorageTests)
 
 step "tests"
 swift test --skip-build --disable-xctest --skip LoupeProcessingTests --skip LoupeCodecsTests \

@@ -1,9 +1,10 @@
-"""botocore's AWS Signature Version 4 for S3 GET requests: the reference Loupe's S3RequestSigner
+"""botocore's AWS Signature Version 4 for S3 requests: the reference Loupe's S3RequestSigner
 is compared with (Tests/LoupeLoadingTests/S3RequestSignerTests.swift).
 
 Argument: a JSON list of cases, each {"endpoint", "bucket", "key", "versionId" (optional),
 "pathStyle", "region", "accessKey", "secretKey", "token" (optional), "epochSeconds" (the
-signing time), "headers" ({name: value})}. The URL is built here, the way boto3 builds
+signing time), "headers" ({name: value}), "method" (optional, GET by default) and "body" (optional
+text, a PUT's, whose SHA-256 botocore signs)}. The URL is built here, the way boto3 builds
 it (the key quoted with urllib's `quote(key, safe="/~")`), so the comparison covers the key's
 encoding too. Prints a JSON list of {"url", "authorization"}.
 """
@@ -32,7 +33,9 @@ def url_for(case):
 
 def sign(case):
     url = url_for(case)
-    request = AWSRequest(method="GET", url=url, headers=dict(case.get("headers", {})))
+    body = case.get("body")
+    request = AWSRequest(method=case.get("method", "GET"), url=url, headers=dict(case.get("headers", {})),
+                         data=body.encode() if body is not None else None)
     credentials = Credentials(case["accessKey"], case["secretKey"], case.get("token"))
     moment = datetime.datetime.fromtimestamp(case["epochSeconds"], datetime.timezone.utc)
     with mock.patch.object(botocore.auth, "get_current_datetime", return_value=moment):

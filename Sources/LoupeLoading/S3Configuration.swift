@@ -46,8 +46,10 @@ public struct S3Configuration: Sendable, Equatable {
         return nil
     }
 
-    /// The HTTP request that fetches `location`: its URL and what the signer signs.
-    func request(for location: S3Location, headers: [String: String]) -> (url: URL?, signable: S3RequestSigner.Request) {
+    /// The HTTP request for `location` (a `GET` unless `method` says otherwise): its URL and
+    /// what the signer signs.
+    func request(for location: S3Location, method: String = "GET", headers: [String: String],
+                 payloadHash: String = S3RequestSigner.emptyBodyHash) -> (url: URL?, signable: S3RequestSigner.Request) {
         let base = endpoint.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
         let scheme = base?.scheme?.lowercased() ?? "https"
         let endpointHost = base?.host?.lowercased() ?? (region == "us-east-1" ? "s3.amazonaws.com" : "s3.\(region).amazonaws.com")
@@ -61,7 +63,7 @@ public struct S3Configuration: Sendable, Equatable {
         let query = location.versionID.map { [(name: "versionId", value: $0)] } ?? []
         let queryText = location.versionID.map { "?versionId=" + S3RequestSigner.encode($0, keepingSlashes: false) } ?? ""
         return (URL(string: "\(scheme)://\(host)\(path)\(queryText)"),
-                S3RequestSigner.Request(method: "GET", host: host, encodedPath: path, query: query, headers: headers))
+                S3RequestSigner.Request(method: method, host: host, encodedPath: path, query: query, headers: headers, payloadHash: payloadHash))
     }
 }
 

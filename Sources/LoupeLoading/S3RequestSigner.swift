@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 
 /// AWS Signature Version 4 for S3 requests: the `Authorization` header (and the `x-amz-date`,
-/// `x-amz-content-sha256` and `x-amz-security-token` headers it covers) of a request without a
-/// body, as AWS, Ceph's RADOS Gateway, MinIO, R2 and Google Cloud Storage's XML API check it.
+/// `x-amz-content-sha256` and `x-amz-security-token` headers it covers) of a request, its body
+/// signed by its SHA-256, as AWS, Ceph's RADOS Gateway, MinIO, R2 and Google Cloud Storage's XML API check it.
 ///
 /// Every header given is signed (as botocore signs them), so a server can tell that none was
 /// changed on the way. S3 does not normalise paths: the path is signed as sent, its segments
@@ -34,19 +34,28 @@ public struct S3RequestSigner: Sendable {
         public var query: [(name: String, value: String)]
         /// The other headers sent (all are signed).
         public var headers: [String: String]
+        /// The body's SHA-256 in lower-case hexadecimal (a `PUT`'s); no body by default.
+        public var payloadHash: String
 
         /// A request to sign.
-        public init(method: String, host: String, encodedPath: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:]) {
+        public init(method: String, host: String, encodedPath: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
+                    payloadHash: String = S3RequestSigner.emptyBodyHash) {
             self.method = method
             self.host = host
             self.encodedPath = encodedPath
             self.query = query
             self.headers = headers
+            self.payloadHash = payloadHash
         }
     }
 
     /// The SHA-256 of an empty body: requests without one sign it.
-    static let emptyBodyHash = SHA256.hash(data: Data()).hexString
+    public static let emptyBodyHash = payloadHash(of: Data())
+
+    /// The SHA-256 of `body` as a request signs it.
+    public static func payloadHash(of body: Data) -> String {
+        SHA256.hash(data: body).hexString
+    }
 
     /// The headers to send, names lower-cased: `request.headers` with `host`, `x-amz-date`,
     /// `x-amz-content-sha256`, the session token and `authorization` added, signed at `date`.
@@ -59,7 +68,7 @@ public struct S3RequestSigner: Sendable {
         let timestamp = Self.timestamp(date)
         let day = String(timestamp.prefix(8))
         headers["x-amz-date"] = timestamp
-        headers["x-amz-content-sha256"] = Self.emptyBodyHash
+        headers["x-amz-content-sha256"] = request.payloadHash
         headers["x-amz-security-token"] = credentials.sessionToken
         headers["authorization"] = nil
 
@@ -76,7 +85,7 @@ public struct S3RequestSigner: Sendable {
             .map { item in item.name + "=" + item.value }.joined(separator: "&")
         let canonicalHeaders: String = canonical.map { name, value in name + ":" + value + "\n" }.joined()
         let path: String = request.encodedPath.isEmpty ? "/" : request.encodedPath
-        let canonicalRequest: String = [request.method.uppercased(), path, canonicalQuery, canonicalHeaders, signedNames, Self.emptyBodyHash]
+        let canonicalRequest: String = [request.method.uppercased(), path, canonicalQuery, canonicalHeaders, signedNames, request.payloadHash]
             .joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let requestHash: String = SHA256.hash(data: Data(canonicalRequest.utf8)).hexString

@@ -38,6 +38,9 @@ import Testing
         /// The signing time, in seconds since 1970 (2 January 2026 by default).
         var epochSeconds = 1_767_323_045
         var headers: [String: String] = [:]
+        var method: String?
+        /// A `PUT`'s body, signed by its SHA-256.
+        var body: String?
     }
 
     struct Reference: Decodable {
@@ -56,6 +59,9 @@ import Testing
              token: "FwoGZXIvYXdzEBYaDH+/session=token", headers: ["If-None-Match": "\"9b2cf535f27731c974343645a3985328\""]),
         Case(endpoint: "http://localhost:7480", bucket: "revalidate", key: "a.jpg", pathStyle: true, region: "us-east-1",
              headers: ["If-Modified-Since": "Wed, 21 Oct 2015 07:28:00 GMT", "X-Custom":  "  two   spaces  "]),
+        Case(endpoint: "http://127.0.0.1:7480", bucket: "results", key: "cluster/0f3a9c", pathStyle: true, region: "us-east-1",
+             headers: ["Content-Type": "image/webp", "Cache-Control": "max-age=3600", "x-amz-meta-loupe-format": "webp"],
+             method: "PUT", body: "RIFF....WEBPVP8 a result's bytes"),
     ]
 
     @Test func matchesBotocore() async throws {
@@ -68,7 +74,9 @@ import Testing
             let configuration = try S3Configuration(endpoint: URL(string: testCase.endpoint), region: testCase.region,
                                                     usesPathStyle: testCase.pathStyle, credentials: credentials)
             let location = try S3Location(bucket: testCase.bucket, key: testCase.key, versionID: testCase.versionId)
-            let (url, signable) = configuration.request(for: location, headers: testCase.headers)
+            let payloadHash = testCase.body.map { S3RequestSigner.payloadHash(of: Data($0.utf8)) } ?? S3RequestSigner.emptyBodyHash
+            let (url, signable) = configuration.request(for: location, method: testCase.method ?? "GET", headers: testCase.headers,
+                                                        payloadHash: payloadHash)
             #expect(url?.absoluteString == reference.url, "\(testCase.key)")
             let date = Date(timeIntervalSince1970: TimeInterval(testCase.epochSeconds))
             let headers = configuration.credentials.map { S3RequestSigner(credentials: $0, region: testCase.region) }?

@@ -8,6 +8,8 @@ import Prometheus
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let resultCacheHits: Counter
+    /// Result storage lookups and writes by outcome (``ResultStorage/Outcome``), made once each.
+    private let resultStorage: [ResultStorage.Outcome: Counter]
     let inFlight: Gauge
     private let queueDepth: Gauge
     private let secondsPerRequest: Gauge
@@ -40,6 +42,13 @@ final class ServerMetrics: Sendable {
                                                     labels: [("reason", reason.rawValue)])
         }
         self.refusals = refusals
+        var resultStorage: [ResultStorage.Outcome: Counter] = [:]
+        for outcome in ResultStorage.Outcome.allCases {
+            resultStorage[outcome] = registry.makeCounter(
+                descriptor: Self.name("result_storage", "total", "Result storage (--result-storage) lookups and writes, by outcome"),
+                labels: [("outcome", outcome.rawValue)])
+        }
+        self.resultStorage = resultStorage
         budgetInUse = registry.makeGauge(descriptor: Self.name(
             "memory_budget_in_use", "bytes", "Memory budget held by downloaded sources waiting to be decoded and by decodes"))
         budgetLimit = registry.makeGauge(descriptor: Self.name("memory_budget_limit", "bytes", "The memory budget (--memory-budget)"))
@@ -63,6 +72,11 @@ final class ServerMetrics: Sendable {
     /// `loupe_<metric>_<unit>` with its help text.
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "loupe", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// Counts one result storage lookup or write.
+    func countResultStorage(_ outcome: ResultStorage.Outcome) {
+        resultStorage[outcome]?.increment()
     }
 
     /// Counts one answered request.

@@ -49,7 +49,12 @@ final class ImageService: Sendable {
             resultDisk = try DiskCache(directory: folder.appendingPathComponent("results"),
                                        configuration: .init(sizeLimit: settings.diskLimit))
         }
-        results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk, logger: logger)
+        let storage = try settings.resultStorage.map { place throws(SettingsError) in
+            ResultStorage(place: place, configuration: try settings.s3.configuration(), limits: limits, logger: logger) { outcome in
+                metrics.countResultStorage(outcome)
+            }
+        }
+        results = ResultCache(memoryLimit: settings.resultMemoryLimit, disk: resultDisk, storage: storage, logger: logger)
         var configuration = ImagePipeline.Configuration(dataCache: sourceCache, dataLoader: RetryingDataLoader(loader))
         localLoader = settings.localRoot.map { RootedFileLoader(fileSystem: $0, maximumSize: settings.maximumSourceBytes) }
         if let localLoader { configuration.localDataLoader = localLoader }
@@ -219,6 +224,8 @@ final class ImageService: Sendable {
         if plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
             return source
         }
+        // Made once per cluster: another instance may have made it.
+        if let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
         let start = ContinuousClock.now
         let response = try await pipeline.image(for: plan.request, priority: priority)
         metrics.record(stage: "pipeline", since: start)

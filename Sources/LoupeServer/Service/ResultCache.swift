@@ -56,15 +56,23 @@ struct EncodedResult: Sendable {
 /// `If-None-Match` — is then a dictionary lookup, with no file opened; the disk keeps results
 /// across restarts and beyond the memory bound, and a disk hit is promoted to memory. Disk
 /// writes go through the disk cache's background writer, so a response never waits for one.
+///
+/// Behind both, a cluster's shared ``ResultStorage`` (a bucket), read only by
+/// ``storedResult(forKey:)``: a network round trip, which a request pays only once it is
+/// admitted to make the result, never on the synchronous lookup of ``result(forKey:)``.
 final class ResultCache: Sendable {
     private let memory: MemoryCache<String, EncodedResult>?
     private let disk: DiskCacheWriter?
+    private let storage: ResultStorage?
 
     /// A cache holding at most `memoryLimit` bytes of results in memory (0: none) in front of
-    /// `disk` (`nil`: none), with at most `stagingLimit` bytes waiting to be written to it.
-    init(memoryLimit: Int, disk: DiskCache?, stagingLimit: Int = 64 << 20, logger: Logger = Logger(label: "loupe.results")) {
+    /// `disk` (`nil`: none), with at most `stagingLimit` bytes waiting to be written to it, and
+    /// `storage` (`nil`: none) behind them.
+    init(memoryLimit: Int, disk: DiskCache?, storage: ResultStorage? = nil, stagingLimit: Int = 64 << 20,
+         logger: Logger = Logger(label: "loupe.results")) {
         memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit)) : nil
         self.disk = disk.map { DiskCacheWriter(cache: $0, stagingLimit: stagingLimit, logger: logger) }
+        self.storage = storage
     }
 
     /// The result stored under `key`, if any and still fresh.
@@ -80,17 +88,31 @@ final class ResultCache: Sendable {
         return result
     }
 
-    /// Stores `result` for `timeToLive` seconds; a failure (disk full, say) only means it is
-    /// made again next time.
+    /// The result the shared storage holds under `key`, kept in memory and on disk for what
+    /// remains of its lifetime; `nil` without storage, or when it has none fresh.
+    func storedResult(forKey key: String) async -> EncodedResult? {
+        guard let storage, let (result, timeToLive) = await storage.result(forKey: key) else { return nil }
+        keepLocally(result, forKey: key, timeToLive: timeToLive)
+        return result
+    }
+
+    /// Stores `result` for `timeToLive` seconds, at every level; a failure (disk full, say)
+    /// only means it is made again next time.
     func store(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
+        keepLocally(result, forKey: key, timeToLive: timeToLive)
+        storage?.store(result, forKey: key, timeToLive: timeToLive)
+    }
+
+    private func keepLocally(_ result: EncodedResult, forKey key: String, timeToLive: Int) {
         memory?.setValue(result, forKey: key, cost: result.memoryCost, timeToLive: .seconds(timeToLive))
         disk?.store(result.data, forKey: key, expiry: .after(TimeInterval(timeToLive)),
                     validators: DiskCacheValidators(etag: result.etag), userInfo: Data(result.format.rawValue.utf8))
     }
 
-    /// Returns once every result handed over so far is on disk (or failed).
+    /// Returns once every result handed over so far is on disk and in the storage (or failed).
     func flush() async {
         await disk?.flush()
+        await storage?.flush()
     }
 
     /// Bytes of memory the results held in memory take (their buffers' capacity).

@@ -115,6 +115,9 @@ extension ServerSettings {
         Setting("s3-denied-buckets", .s3Buckets, \.s3.deniedBuckets, "comma-separated buckets s3:// sources may not name", imgproxy: [
             ImgproxyVariable("IMGPROXY_S3_DENIED_BUCKETS", "comma-separated bucket names"),
         ]),
+        Setting("result-storage", .resultStorage, \.resultStorage,
+                "keep results in this bucket for every instance, on the --s3-endpoint server with the same credentials (sources need not be s3://)",
+                unset: "each instance keeps its own"),
         Setting("batch-token", .nonEmptyText("<token>"), \.batchToken, "bearer token for POST /batch", unset: "batches must be signed"),
         Setting("presets", .list(), part: \.presets,
                 "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL", imgproxy: [

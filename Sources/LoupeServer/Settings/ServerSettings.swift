@@ -81,6 +81,9 @@ public struct ServerSettings: Sendable {
     public var addressPolicy = NetworkAddressPolicy()
     /// `s3://` sources: off by default; the endpoint, region, buckets and credentials.
     public var s3 = S3Settings()
+    /// The bucket (and key prefix) that keeps results for a whole cluster, on the S3 server of
+    /// ``s3`` (``ResultStorage``); `nil`: results are kept by each instance only.
+    var resultStorage: ResultStoragePlace?
     /// Bearer token authorising `POST /batch`; `nil`: batches must be signed.
     public var batchToken: String?
     /// Named option sets (`--presets`, `--presets-file`), used by `preset`/`pr` in URLs; the
@@ -129,7 +132,7 @@ public struct ServerSettings: Sendable {
             if let (text, origin) = values[setting.flag] { try setting.apply(&draft, text, origin) }
         }
         self = try Self.combining(draft)
-        if s3.isEnabled { try s3.readCredentials(from: environment) }
+        if s3.isEnabled || resultStorage != nil { try s3.readCredentials(from: environment) }
     }
 
     /// The settings of `draft` with the parts read together combined and checked against each other.

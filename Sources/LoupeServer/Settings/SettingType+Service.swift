@@ -61,6 +61,19 @@ extension SettingType where Value == String? {
     }
 }
 
+extension SettingType where Value == ResultStoragePlace? {
+    /// `s3://bucket[/prefix]`; empty leaves it unset.
+    static var resultStorage: SettingType {
+        SettingType(valueName: "<s3://bucket/prefix>", read: { text, origin throws(SettingsError) in
+            guard !text.isEmpty else { return nil }
+            guard let place = ResultStoragePlace(text) else {
+                throw SettingsError("\(origin) '\(text)' is not s3://bucket[/prefix] (an S3 bucket name; no '.' or '..' in the prefix)")
+            }
+            return place
+        }, describe: { $0?.description })
+    }
+}
+
 extension SettingType where Value == [String] {
     /// Comma-separated S3 bucket names.
     static var s3Buckets: SettingType {
