@@ -15,6 +15,8 @@
 #   LOUPE_CLUSTER_CACHE_SIZE, LOUPE_CLUSTER_CACHE_INACTIVE
 #                        nginx's result cache: size limit and how long an unused entry stays
 #                        (default 10g, 7d)
+#   LOUPE_CLUSTER_CACHE  off: nginx caches nothing (a CDN in front caches, or the instances share
+#                        results through --result-storage); default on
 #   LOUPE_CLUSTER_FAIL_TIMEOUT
 #                        how long nginx leaves out an instance after a failed connection (default 5s)
 #   LOUPE_CLUSTER_SERVE_ARGS
@@ -84,7 +86,7 @@ write_nginx_conf() {
   mkdir -p "$dir/logs" "$dir/tmp" "$dir/cache"
   UPSTREAMS="${upstreams%$'\n'}" USER_LINE="$user_line" DIR="$dir" HOST="$host" PORT="$port" \
   CACHE_SIZE="${LOUPE_CLUSTER_CACHE_SIZE:-10g}" CACHE_INACTIVE="${LOUPE_CLUSTER_CACHE_INACTIVE:-7d}" \
-    python3 - "$here/deploy/nginx.conf" "$dir/nginx.conf" <<'PY'
+  CACHE="${LOUPE_CLUSTER_CACHE:-on}" python3 - "$here/deploy/nginx.conf" "$dir/nginx.conf" <<'PY'
 import os, sys
 text = open(sys.argv[1]).read()
 values = {"@UPSTREAMS@": os.environ["UPSTREAMS"], "@USER@": os.environ["USER_LINE"], "@DIR@": os.environ["DIR"],
@@ -92,6 +94,8 @@ values = {"@UPSTREAMS@": os.environ["UPSTREAMS"], "@USER@": os.environ["USER_LIN
           "@CACHE_INACTIVE@": os.environ["CACHE_INACTIVE"], "@KEYS_ZONE@": "64m"}
 for name, value in values.items():
     text = text.replace(name, value)
+if os.environ["CACHE"] == "off":
+    text = text.replace("proxy_cache loupe_results;", "proxy_cache off;")
 open(sys.argv[2], "w").write(text)
 PY
   echo "$count" >"$dir/instances"

@@ -14,15 +14,18 @@ struct ClusterScript: Sendable {
     let port: Int
     /// The signing key and salt (hex) every instance gets.
     let key: String, salt: String
+    /// More of the script's environment, for every command (settings of every instance).
+    let settings: [String: String]
 
     /// How long nginx leaves a failed instance out: short, so a restarted one is tried again soon.
     static let failTimeout = Duration.seconds(1)
 
-    init(instances: Int, key: String = "736563726574", salt: String = "68656c6c6f") throws {
+    init(instances: Int, key: String = "736563726574", salt: String = "68656c6c6f", settings: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-cluster-\(UUID().uuidString)")
         port = try freeLoopbackPorts(count: instances + 1)
         self.key = key
         self.salt = salt
+        self.settings = settings
     }
 
     /// `Scripts/ops/cluster.sh arguments…` with the cluster's settings and `overrides` in its
@@ -37,6 +40,7 @@ struct ClusterScript: Sendable {
         environment["LOUPE_SALT"] = salt
         // The sources are on loopback (nginx), which the SSRF guard refuses otherwise.
         environment["LOUPE_PERMIT_ADDRESSES"] = "127.0.0.1"
+        environment.merge(settings) { $1 }
         environment.merge(overrides) { $1 }
         let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [Self.script.path] + arguments,
                                                  environment: environment, timeout: timeout)

@@ -120,13 +120,13 @@ import Glibc
 
 // MARK: - Fixture
 
-/// Sources: 20 JPEG photos, 800x600, served by nginx.
-private func withCluster(_ body: (ClusterScript, ClusterClient, String) async throws -> Void) async throws {
+/// Sources: 20 JPEG photos, 800x600, served by nginx; `settings` in every instance's environment.
+func withCluster(settings: [String: String] = [:], _ body: (ClusterScript, ClusterClient, String) async throws -> Void) async throws {
     var files: [String: Data] = [:]
     for seed in 0..<20 { files["s\(seed).jpg"] = try TestImage.jpeg(width: 800, height: 600, seed: seed) }
     let origin = try NginxServer.start(files: files)
     defer { origin.stop() }
-    let cluster = try ClusterScript(instances: 2)
+    let cluster = try ClusterScript(instances: 2, settings: settings)
     let client = ClusterClient()
     do {
         try await cluster.start(2)
@@ -141,7 +141,7 @@ private func withCluster(_ body: (ClusterScript, ClusterClient, String) async th
 }
 
 /// Signed paths of 20 sources × `widths` (fit in a square): distinct results.
-private func resultPaths(origin: String, widths: Range<Int>, cluster: ClusterScript) -> [String] {
+func resultPaths(origin: String, widths: Range<Int>, cluster: ClusterScript) -> [String] {
     let signer = URLSigner(pairs: [URLSigner.KeyPair(key: hexData(cluster.key), salt: hexData(cluster.salt))])
     return widths.flatMap { width in
         (0..<20).map { seed in
