@@ -129,9 +129,9 @@ extension ImageService {
     private func info(for item: BatchRequest.Item) async throws -> ImageInfo {
         if let problem = item.problem { throw problem }
         guard let source = item.source else { throw ServiceError.badURL("the batch item has no 'source' string") }
-        var options = try ImgproxyURL.options(item.options ?? "", presets: settings.presets, onlyPresets: settings.onlyPresets)
+        var options = try ImgproxyURL.options(item.options ?? "", presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing)
         try check(&options)
-        let (url, local) = try sourceURL(source)
+        let (url, local) = try sourceURL(settings.urlParsing.source(source))
         return try await info(for: url, options: options, cacheKey: local?.pipelineKey)
     }
 }

@@ -24,9 +24,10 @@ public struct ImgproxyURL: Sendable, Equatable {
 
     /// Parses `path`, expanding its presets through `presets`: the `default` preset before the
     /// URL's options, each `preset`/`pr` where it appears; in only-presets mode the options part
-    /// is one segment of `:`-separated preset names. ``signedPath`` is the path as given: the
-    /// signature signs what the client sent.
-    public init(path: String, presets: Presets, onlyPresets: Bool) throws(ServiceError) {
+    /// is one segment of preset names separated as arguments are. `parsing` holds the server's
+    /// other parser settings (separator, allowed options, source rewriting). ``signedPath`` is
+    /// the path as given: the signature signs what the client sent.
+    public init(path: String, presets: Presets, onlyPresets: Bool, parsing: URLParsing = URLParsing()) throws(ServiceError) {
         guard path.hasPrefix("/") else { throw .badURL("the path must start with /") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/") else { throw .badURL("the path has no options or source after the signature") }
@@ -38,16 +39,18 @@ public struct ImgproxyURL: Sendable, Equatable {
         var expansion = try presets.start()
         if onlyPresets {
             guard segments.count > 1 else { throw .badURL("the URL names no presets and source (/signature/presets/source)") }
-            let names = segments.removeFirst().split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let names = segments.removeFirst().split(separator: parsing.argumentsSeparator, omittingEmptySubsequences: false).map(String.init)
             try presets.expand(names: names, into: &expansion)
             // Only the presets choose options: what follows them must be the source.
-            if let next = segments.first, next != "plain", next.contains(":") {
+            if let next = segments.first, next != "plain", next.contains(parsing.argumentsSeparator) {
                 throw .badURL("only presets are allowed before the source on this server, found '\(next)'")
             }
         } else {
             // Options come first: every segment with a colon up to `plain` or the base64 source.
-            let count = segments.prefix { $0 != "plain" && $0.contains(":") }.count
-            try presets.expand(segments.prefix(count).map(OptionSegment.init), into: &expansion)
+            let count = segments.prefix { $0 != "plain" && $0.contains(parsing.argumentsSeparator) }.count
+            var parsed: [OptionSegment] = []
+            for text in segments.prefix(count) { parsed.append(try parsing.segment(text)) }
+            try presets.expand(parsed, into: &expansion)
             segments.removeFirst(count)
         }
         var options = try expansion.options()
@@ -63,8 +66,10 @@ public struct ImgproxyURL: Sendable, Equatable {
             guard let decoded = encoded.removingPercentEncoding, !decoded.isEmpty else {
                 throw .badURL("the plain source is not valid percent-encoding")
             }
-            source = decoded
+            source = parsing.source(decoded)
         } else {
+            // A file name after the base64 source is only there for the client's sake.
+            if parsing.base64SourceIncludesFilename, segments.count > 1 { segments.removeLast() }
             var encoded = segments.joined()
             if let dot = encoded.lastIndex(of: ".") {
                 extensionName = String(encoded[encoded.index(after: dot)...])
@@ -73,7 +78,7 @@ public struct ImgproxyURL: Sendable, Equatable {
             guard let decoded = Self.base64URLDecode(encoded), let text = String(data: decoded, encoding: .utf8), !text.isEmpty else {
                 throw .badURL("the source is neither plain/ nor valid URL-safe base64")
             }
-            source = text
+            source = parsing.source(text)
         }
         if let extensionName {
             guard !extensionName.isEmpty else { throw .badURL("empty extension") }
@@ -87,16 +92,17 @@ public struct ImgproxyURL: Sendable, Equatable {
     /// defaults), for callers that name the source apart (a `POST /batch` item), with presets
     /// expanded as a URL's are: the `default` preset, then `text`'s segments (in only-presets
     /// mode, `text` is `:`-separated preset names).
-    static func options(_ text: String, presets: Presets = Presets(), onlyPresets: Bool = false) throws(ServiceError) -> ProcessingOptions {
+    static func options(_ text: String, presets: Presets = Presets(), onlyPresets: Bool = false,
+                        parsing: URLParsing = URLParsing()) throws(ServiceError) -> ProcessingOptions {
         var expansion = try presets.start()
         if onlyPresets {
-            let names = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let names = text.split(separator: parsing.argumentsSeparator, omittingEmptySubsequences: false).map(String.init)
             if !text.isEmpty { try presets.expand(names: names, into: &expansion) }
         } else {
             var segments: [OptionSegment] = []
             for segment in text.split(separator: "/") {
-                guard segment.contains(":") else { throw .badOption("'\(segment)' is not an option (name:arguments)") }
-                segments.append(try OptionSegment(String(segment)))
+                guard segment.contains(parsing.argumentsSeparator) else { throw .badOption("'\(segment)' is not an option (name:arguments)") }
+                segments.append(try parsing.segment(String(segment)))
             }
             try presets.expand(segments, into: &expansion)
         }

@@ -7,9 +7,10 @@ struct OptionSegment: Sendable {
     /// The arguments, with the name as spelled (for error messages).
     let arguments: OptionArguments
 
-    /// Splits `text` and looks its name up; an option Loupe does not take is refused by name.
-    init(_ text: String) throws(ServiceError) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    /// Splits `text` at `separator` and looks its name up; an option Loupe does not take is
+    /// refused by name.
+    init(_ text: String, separator: Character = ":") throws(ServiceError) {
+        let parts = text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
         guard let option = ImgproxyOption.byName[parts[0]], option.isSupported else { throw .unsupportedOption(parts[0]) }
         self.option = option
         arguments = OptionArguments(name: parts[0], values: Array(parts.dropFirst()))

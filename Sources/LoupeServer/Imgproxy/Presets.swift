@@ -32,9 +32,10 @@ public struct Presets: Sendable, Equatable {
     /// Presets from imgproxy's definitions, `name=option/option`: surrounding spaces are
     /// trimmed, empty lines and lines starting with `#` are skipped (the presets file's
     /// comments). Each preset is then checked by expanding and applying it.
+    /// Options' arguments are separated by `separator` (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`).
     /// - Throws: the first definition that is malformed, names an unknown preset or holds an
     ///   option the parser refuses, naming it.
-    public init(definitions: [String]) throws(SettingsError) {
+    public init(definitions: [String], separator: Character = ":") throws(SettingsError) {
         for line in definitions {
             let text = line.trimmingCharacters(in: .whitespaces)
             if text.isEmpty || text.hasPrefix("#") { continue }
@@ -45,12 +46,12 @@ public struct Presets: Sendable, Equatable {
             guard !name.isEmpty else { throw SettingsError("preset '\(text)' has an empty name") }
             guard !value.isEmpty else { throw SettingsError("preset '\(name)' has no options") }
             let segments = value.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            if let bad = segments.first(where: { !$0.contains(":") }) {
+            if let bad = segments.first(where: { !$0.contains(separator) }) {
                 throw SettingsError("preset '\(name)': '\(bad)' is not an option (name:arguments)")
             }
             table[name] = segments
             do {
-                parsed[name] = try segments.map(OptionSegment.init)
+                parsed[name] = try segments.map { text throws(ServiceError) in try OptionSegment(text, separator: separator) }
             } catch {
                 throw SettingsError("preset '\(name)': \(error.message)")
             }

@@ -126,7 +126,7 @@ final class ImageService: Sendable {
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
     /// service's answer for anything wrong.
     func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
-        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets)
+        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing)
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         var options = parsed.options
         try check(&options, now: now)

@@ -33,6 +33,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         ServiceError(400, "unsupportedOption", "option '\(name)' is not supported by this server")
     }
     static func badSignature(_ message: String) -> ServiceError { ServiceError(403, "badSignature", message) }
+    /// An option this server's URLs may not use (``URLParsing/allowedOptions``).
+    static func forbiddenOption(_ name: String) -> ServiceError {
+        ServiceError(403, "forbiddenOption", "the processing option '\(name)' is not allowed on this server")
+    }
     static func forbiddenSource(_ message: String) -> ServiceError { ServiceError(403, "forbiddenSource", message) }
     static let expired = ServiceError(404, "expired", "the URL has expired")
     static let notFound = ServiceError(404, "notFound", "no such endpoint")

@@ -49,9 +49,6 @@ enum ImgproxyIgnoredVariables {
         ("cookies and headers are not passed through to sources", [
             "COOKIE_BASE_URL", "COOKIE_PASSTHROUGH", "COOKIE_PASSTHROUGH_ALL", "CACHE_CONTROL_PASSTHROUGH",
         ]),
-        ("source URLs are used as given: no base URL, replacements or query separator", [
-            "BASE_URL", "URL_REPLACEMENTS", "SOURCE_URL_QUERY_SEPARATOR", "BASE64_URL_INCLUDES_FILENAME",
-        ]),
         ("Loupe's HTTP server has no such timeout: --request-timeout bounds a whole request", [
             "READ_REQUEST_TIMEOUT", "READ_TIMEOUT", "WRITE_RESPONSE_TIMEOUT", "KEEP_ALIVE_TIMEOUT",
             "CLIENT_KEEP_ALIVE_TIMEOUT",
@@ -70,9 +67,8 @@ enum ImgproxyIgnoredVariables {
 
     /// Variables ignored each for a reason of its own.
     static let single: [String: String] = [
-        "ALLOWED_PROCESSING_OPTIONS": "Loupe accepts every option it supports; limiting them is not supported",
         "ALLOW_SECURITY_OPTIONS": "per-URL security options are not supported: the server's limits apply to every URL",
-        "ARGUMENTS_SEPARATOR": "Loupe's option arguments are separated by ':' only",
+        "SOURCE_URL_QUERY_SEPARATOR": "a plain source's query is kept as part of its URL",
         "ALLOW_ORIGIN": "CORS headers are not sent",
         "SECRET": "an Authorization secret for every request is not supported (POST /batch has LOUPE_BATCH_TOKEN)",
         "DEVELOPMENT_ERRORS_MODE": "Loupe's errors are always JSON with a kind and a message",

@@ -119,7 +119,7 @@ extension ServerSettings {
                 "keep results in this bucket for every instance, on the --s3-endpoint server with the same credentials (sources need not be s3://)",
                 unset: "each instance keeps its own"),
         Setting("batch-token", .nonEmptyText("<token>"), \.batchToken, "bearer token for POST /batch", unset: "batches must be signed"),
-        Setting("presets", .list(), part: \.presets,
+        Setting("presets", .presetList, part: \.presets,
                 "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL", imgproxy: [
             ImgproxyVariable("IMGPROXY_PRESETS", "`name=options` pairs, comma-separated (or by `IMGPROXY_PRESETS_SEPARATOR`)", companions: [
                 ("IMGPROXY_PRESETS_SEPARATOR", "the separator of `IMGPROXY_PRESETS`'s list, read with it"),
@@ -134,6 +134,24 @@ extension ServerSettings {
         ]),
         Setting("only-presets", .boolean, \.onlyPresets, "a URL's options part is only ':'-separated preset names", imgproxy: [
             .boolean("IMGPROXY_ONLY_PRESETS", "the options part of a URL holds only preset names"),
+        ]),
+        Setting("arguments-separator", .argumentsSeparator, \.urlParsing.argumentsSeparator, "separator of an option's name and arguments in URLs and presets", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ARGUMENTS_SEPARATOR", "one character"),
+        ]),
+        Setting("allowed-options", .list(), \.urlParsing.allowedOptions,
+                "comma-separated option names, as URLs spell them (w and width are two), that URLs may use; others 403", unset: "any", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ALLOWED_PROCESSING_OPTIONS", "comma-separated option names; the options inside presets are not checked"),
+        ]),
+        Setting("base-url", .sourcePrefix, \.urlParsing.baseURL, "put in front of every source that does not start with it", imgproxy: [
+            ImgproxyVariable("IMGPROXY_BASE_URL", "a URL prefix, applied after the replacements"),
+        ]),
+        Setting("url-replacements", .sourceReplacements, \.urlParsing.sourceReplacements,
+                "rewrite sources: ';'-separated pattern=replacement, * for any text without '/', ${1} for what it stood for", imgproxy: [
+            ImgproxyVariable("IMGPROXY_URL_REPLACEMENTS", "the same list, matched at the start of a source"),
+        ]),
+        Setting("base64-url-includes-filename", .boolean, \.urlParsing.base64SourceIncludesFilename,
+                "a base64 source may be followed by /filename, which is ignored", imgproxy: [
+            .boolean("IMGPROXY_BASE64_URL_INCLUDES_FILENAME", "boolean"),
         ]),
         Setting("playground", .boolean, \.playground, "serve the playground page at / and, with a key, its URL-signing endpoint; on with --dev"),
         Setting("format-quality", .formatQualities, \.formatQuality,

@@ -92,6 +92,9 @@ public struct ServerSettings: Sendable {
     /// Whether a URL's options part is only `:`-separated preset names (imgproxy's
     /// `IMGPROXY_ONLY_PRESETS`).
     public var onlyPresets = false
+    /// imgproxy's other parser settings: the arguments' separator, the options a URL may use,
+    /// and how sources are rewritten (a base URL, replacements, base64 file names).
+    public var urlParsing = URLParsing()
     /// Serve the playground page at `/` (and, with a key, its signing endpoint): a development
     /// aid, off by default (``ImageRoutes/Endpoints/playground``).
     public var playground = false
@@ -145,7 +148,7 @@ public struct ServerSettings: Sendable {
         if settings.allowsUnsigned, !settings.keys.isEmpty {
             throw SettingsError("--allow-unsigned cannot be combined with a signing key")
         }
-        settings.presets = try Presets(definitions: draft.presets + draft.presetFileLines)
+        settings.presets = try Presets(definitions: draft.presets + draft.presetFileLines, separator: settings.urlParsing.argumentsSeparator)
         if settings.onlyPresets, settings.presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
         settings.watermark = try WatermarkSource(data: draft.watermarkData, path: draft.watermarkPath, url: draft.watermarkURL)
         return settings

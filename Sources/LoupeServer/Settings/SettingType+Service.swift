@@ -138,3 +138,55 @@ extension SettingType where Value == [ImageFormat: Int] {
         }, describe: { _ in nil })
     }
 }
+
+extension SettingType where Value == Character {
+    /// One character that can separate an option's arguments: not `/` (which separates
+    /// options), not `@` or `.` (which start a source's extension), not a letter or digit.
+    static var argumentsSeparator: SettingType {
+        SettingType(valueName: "<char>", read: { text, origin throws(SettingsError) in
+            guard text.count == 1, let character = text.first, !"/@.".contains(character), !character.isLetter, !character.isNumber,
+                  !character.isWhitespace
+            else { throw SettingsError("\(origin) '\(text)' is not one character other than a letter, digit, space, '/', '@' or '.'") }
+            return character
+        }, describe: { String($0) })
+    }
+}
+
+extension SettingType where Value == String {
+    /// Text put in front of sources; empty (the default) puts nothing.
+    static var sourcePrefix: SettingType {
+        SettingType(valueName: "<url>", read: { text, _ in text }, describe: { $0.isEmpty ? nil : $0 })
+    }
+}
+
+extension SettingType where Value == [SourceReplacement] {
+    /// imgproxy's `pattern=replacement;pattern=replacement` (``SourceReplacement``).
+    static var sourceReplacements: SettingType {
+        SettingType(valueName: "<list>", read: { text, origin throws(SettingsError) in
+            guard !text.isEmpty else { return [] }
+            guard let list = SourceReplacement.list(text) else {
+                throw SettingsError("\(origin) '\(text)' is not a ';'-separated list of pattern=replacement")
+            }
+            return list
+        }, describe: { _ in nil })
+    }
+}
+
+extension SettingType where Value == [String] {
+    /// Comma-separated `name=options` presets. A comma inside a preset's options (when
+    /// `--arguments-separator` is `,`) stays in it: an item without `=` continues the preset
+    /// before it.
+    static var presetList: SettingType {
+        SettingType(valueName: "<list>", read: { text, _ in
+            var presets: [String] = []
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                if !item.contains("="), let last = presets.popLast() {
+                    presets.append(last + "," + item)
+                } else {
+                    presets.append(String(item))
+                }
+            }
+            return presets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }, describe: { $0.isEmpty ? nil : $0.joined(separator: ",") })
+    }
+}
