@@ -164,6 +164,28 @@ import Testing
         }
     }
 
+    /// `IMGPROXY_SIGNATURE_SIZE`: a signature of the digest's first bytes, checked at that
+    /// size only; the setting read from imgproxy's variable.
+    @Test func truncatedSignatures() throws {
+        let pair = URLSigner.KeyPair(key: Data([0x0a, 0x1b, 0x2c, 0x3d]), salt: Data([0xaa, 0xbb, 0xcc]))
+        let path = "/rs:fit:64:64/plain/https://a.com/x.jpg"
+        let settings = try ServerSettings(flags: [:], environment: ["IMGPROXY_SIGNATURE_SIZE": "8"])
+        #expect(settings.signatureSize == 8)
+        #expect(throws: SettingsError.self) { try ServerSettings(flags: [:], environment: ["IMGPROXY_SIGNATURE_SIZE": "33"]) }
+        let short = URLSigner(pairs: [pair], size: settings.signatureSize)
+        let full = URLSigner(pairs: [pair])
+        let shortSignature = try #require(short.signature(for: path)), fullSignature = try #require(full.signature(for: path))
+        #expect(shortSignature.count == 11)
+        #expect(ImgproxyURL.base64URLDecode(shortSignature) == ImgproxyURL.base64URLDecode(fullSignature)?.prefix(8))
+        #expect(short.isValid(signature: shortSignature, for: path))
+        #expect(!short.isValid(signature: fullSignature, for: path))
+        #expect(!full.isValid(signature: shortSignature, for: path))
+        #expect(!short.isValid(signature: shortSignature, for: path + "x"))
+        var bytes = Array(shortSignature.utf8)
+        bytes[2] = bytes[2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(!short.isValid(signature: String(decoding: bytes, as: UTF8.self), for: path))
+    }
+
     @Test func sourcePrefixesCompareParsedParts() throws {
         let policy = try SourcePolicy(allowedPrefixes: ["https://a.com/", "http://b.org:8080/img"])
         #expect(try policy.check("https://a.com/x.jpg").absoluteString == "https://a.com/x.jpg")

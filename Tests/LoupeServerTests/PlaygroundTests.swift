@@ -110,7 +110,7 @@ import Testing
                 #expect(signed.status == 200)
                 let signature = try #require(signed.json["signature"] as? String)
                 let pair = try Self.signedSettings(playground: true).keys[0]
-                #expect(signature == URLSigner.signature(for: path, with: pair))
+                #expect(signature == URLSigner(pairs: [pair]).signature(for: path))
                 let image = try await server.request("/" + signature + path)
                 #expect(image.status == 200)
                 let decoded = try ImageDecoder().decode(image.body, options: DecodingOptions(firstFrameOnly: true))

@@ -75,7 +75,7 @@ struct BatchRequest: Sendable {
         }
         if !settings.keys.isEmpty, let signature {
             let path = String(decoding: body, as: UTF8.self)
-            if URLSigner(pairs: settings.keys).isValid(signature: signature, for: path) { return }
+            if URLSigner(pairs: settings.keys, size: settings.signatureSize).isValid(signature: signature, for: path) { return }
             throw .badSignature("invalid batch signature")
         }
         if settings.batchToken == nil, settings.keys.isEmpty, settings.allowsUnsigned { return }

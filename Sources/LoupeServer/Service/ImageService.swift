@@ -77,7 +77,7 @@ final class ImageService: Sendable {
         pipelineLogger.logLevel = .error
         configuration.logger = pipelineLogger
         pipeline = ImagePipeline(configuration: configuration)
-        signer = URLSigner(pairs: settings.keys)
+        signer = URLSigner(pairs: settings.keys, size: settings.signatureSize)
         gate = AdmissionGate(workers: settings.workers, queueLength: settings.queueLength)
         encodingQueue = WorkQueue(maximumConcurrency: settings.workers)
         let owner = EncodingOwner()

@@ -34,10 +34,6 @@ public enum ImgproxyEnvironment {
             }
             return .matches
         }, loupe: "—"),
-        Check(variable: ImgproxyVariable("IMGPROXY_SIGNATURE_SIZE", "`32` taken; other sizes ignored: Loupe checks full signatures, so truncated ones are refused (403)") { value, _ in
-            value.trimmingCharacters(in: .whitespaces) == "32"
-                ? .matches : .ignored("Loupe checks full 32-byte signatures only; truncated signatures are refused")
-        }, loupe: "— (32)"),
     ] + fixedBehaviour.map { name, expecting, reason in
         // The older names say so and nothing more in the docs; the current name carries the reason.
         let current = fixedBehaviour.first { $0.reason == reason }?.name ?? name

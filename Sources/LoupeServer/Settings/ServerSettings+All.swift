@@ -21,6 +21,9 @@ extension ServerSettings {
         Setting("salt", .hexList, part: \.salts, "signing salts in hex, one per key", imgproxy: [
             ImgproxyVariable("IMGPROXY_SALT", "hex, one per key: the same format"),
         ]),
+        Setting("signature-size", .integer(in: 1...32), \.signatureSize, "bytes of the HMAC-SHA256 a signature holds, for URLs signed with a truncated one", imgproxy: [
+            ImgproxyVariable("IMGPROXY_SIGNATURE_SIZE", "1–32 bytes"),
+        ]),
         Setting("allow-unsigned", .boolean, \.allowsUnsigned, "serve 'insecure' and '_' URLs when no key is set"),
         Setting("allowed-sources", .sourcePolicy, \.sources, "comma-separated source URL prefixes; none allows every http(s) URL", imgproxy: [
             ImgproxyVariable("IMGPROXY_ALLOWED_SOURCES", "comma-separated prefixes, compared by parsed scheme, host, port and path (imgproxy compares text); `local:///folder/` prefixes apply to local sources as in imgproxy; a pattern with `*` stops start-up with an error naming it (no wildcard support)") { value, _ throws(SettingsError) in

@@ -9,6 +9,9 @@ public struct ServerSettings: Sendable {
     public var host = "127.0.0.1"
     /// Port to listen on (0: any free port).
     public var port = 8080
+    /// How many bytes of the HMAC a URL's signature holds (imgproxy's `IMGPROXY_SIGNATURE_SIZE`):
+    /// 32, all of them, unless a deployment shortened its URLs.
+    public var signatureSize = 32
     /// Signing key/salt pairs; empty for unsigned operation.
     public var keys: [URLSigner.KeyPair] = []
     /// Whether `insecure` / `_` URLs are served when no key is set.
