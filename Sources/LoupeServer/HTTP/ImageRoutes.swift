@@ -116,7 +116,10 @@ public final class ImageRoutes: Sendable {
     private func middleware<Context: RequestContext>(context: Context.Type) -> [any MiddlewareProtocol<Request, Response, Context>] {
         var list: [any MiddlewareProtocol<Request, Response, Context>] = []
         if let accessLog { list.append(AccessLogMiddleware(log: accessLog)) }
-        list += [MetricsMiddleware(metrics: service.metrics), DrainMiddleware(state: state), ServiceErrorMiddleware()]
+        list += [MetricsMiddleware(metrics: service.metrics), DrainMiddleware(state: state)]
+        // Outside the errors' middleware, so that error answers carry the headers too.
+        if let origin = service.settings.allowOrigin { list.append(CORSMiddleware(origin: origin)) }
+        list.append(ServiceErrorMiddleware())
         return list
     }
 }

@@ -69,7 +69,6 @@ enum ImgproxyIgnoredVariables {
     static let single: [String: String] = [
         "ALLOW_SECURITY_OPTIONS": "per-URL security options are not supported: the server's limits apply to every URL",
         "SOURCE_URL_QUERY_SEPARATOR": "a plain source's query is kept as part of its URL",
-        "ALLOW_ORIGIN": "CORS headers are not sent",
         "SECRET": "an Authorization secret for every request is not supported (POST /batch has LOUPE_BATCH_TOKEN)",
         "DEVELOPMENT_ERRORS_MODE": "Loupe's errors are always JSON with a kind and a message",
         "ENABLE_CLIENT_HINTS": "client hints (DPR, Width) are not read",

@@ -121,6 +121,10 @@ extension ServerSettings {
         Setting("result-storage", .resultStorage, \.resultStorage,
                 "keep results in this bucket for every instance, on the --s3-endpoint server with the same credentials (sources need not be s3://)",
                 unset: "each instance keeps its own"),
+        Setting("allow-origin", .nonEmptyText("<origin>"), \.allowOrigin, "CORS: the origin allowed to read answers (e.g. https://app.example.com or *); OPTIONS answered",
+                unset: "no CORS headers", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ALLOW_ORIGIN", "an origin or `*`"),
+        ]),
         Setting("batch-token", .nonEmptyText("<token>"), \.batchToken, "bearer token for POST /batch", unset: "batches must be signed"),
         Setting("presets", .presetList, part: \.presets,
                 "named option sets, comma-separated name=options (e.g. thumb=rs:fill:300:300/q:70); 'default' applies to every URL", imgproxy: [

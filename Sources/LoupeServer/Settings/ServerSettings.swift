@@ -87,6 +87,9 @@ public struct ServerSettings: Sendable {
     /// The bucket (and key prefix) that keeps results for a whole cluster, on the S3 server of
     /// ``s3`` (``ResultStorage``); `nil`: results are kept by each instance only.
     var resultStorage: ResultStoragePlace?
+    /// The origin allowed to read answers from a browser (`Access-Control-Allow-Origin`, with
+    /// `GET, OPTIONS` allowed, and preflights answered); `nil` sends no CORS headers.
+    public var allowOrigin: String?
     /// Bearer token authorising `POST /batch`; `nil`: batches must be signed.
     public var batchToken: String?
     /// Named option sets (`--presets`, `--presets-file`), used by `preset`/`pr` in URLs; the
