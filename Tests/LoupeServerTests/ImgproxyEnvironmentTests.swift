@@ -51,12 +51,20 @@ import Testing
         let v6 = try ServerSettings(flags: [:], environment: ["IMGPROXY_BIND": "[::1]:81", "IMGPROXY_MAX_SRC_FILE_SIZE": "0"])
         #expect(v6.host == "::1" && v6.port == 81)
         #expect(v6.maximumSourceBytes == 4096 << 20)
-        // The older names, below the current ones.
-        let older = try ServerSettings(flags: [:], environment: ["IMGPROXY_CONCURRENCY": "3", "IMGPROXY_WRITE_TIMEOUT": "9",
-                                                                 "IMGPROXY_ENABLE_AVIF_DETECTION": "1"])
-        #expect(older.workers == 3 && older.requestTimeout == .seconds(9) && older.negotiatesAVIF)
-        let both = try ServerSettings(flags: [:], environment: ["IMGPROXY_CONCURRENCY": "3", "IMGPROXY_WORKERS": "4"])
-        #expect(both.workers == 4)
+        // An older name imgproxy 4 still reads, below the current one.
+        let older = try ServerSettings(flags: [:], environment: ["IMGPROXY_ENABLE_AVIF_DETECTION": "1"])
+        #expect(older.negotiatesAVIF)
+    }
+
+    /// Variables imgproxy 4 removed change nothing, as in imgproxy 4, and are named at start-up.
+    @Test func variablesImgproxy4RemovedAreIgnored() throws {
+        let removed = ["IMGPROXY_CONCURRENCY": "3", "IMGPROXY_WRITE_TIMEOUT": "9", "IMGPROXY_READ_TIMEOUT": "5",
+                       "IMGPROXY_UNSHARPENING_MODE": "always", "IMGPROXY_DOWNLOAD_BUFFER_SIZE": "1024"]
+        let settings = try ServerSettings(flags: [:], environment: removed)
+        #expect(settings.workers == ServerSettings().workers && settings.requestTimeout == ServerSettings().requestTimeout)
+        let ignored = ImgproxyEnvironment.ignored(in: removed)
+        #expect(ignored.map(\.name) == removed.keys.sorted())
+        #expect(ignored.allSatisfy { $0.reason.contains("removed in imgproxy 4") })
     }
 
     @Test func privateAddressesOpenOnlyWhenImgproxyOpensAllThreeKinds() throws {

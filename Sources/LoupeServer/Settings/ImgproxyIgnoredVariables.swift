@@ -50,7 +50,7 @@ enum ImgproxyIgnoredVariables {
             "COOKIE_BASE_URL", "COOKIE_PASSTHROUGH", "COOKIE_PASSTHROUGH_ALL", "CACHE_CONTROL_PASSTHROUGH",
         ]),
         ("Loupe's HTTP server has no such timeout: --request-timeout bounds a whole request", [
-            "READ_REQUEST_TIMEOUT", "READ_TIMEOUT", "WRITE_RESPONSE_TIMEOUT", "KEEP_ALIVE_TIMEOUT",
+            "READ_REQUEST_TIMEOUT", "WRITE_RESPONSE_TIMEOUT", "KEEP_ALIVE_TIMEOUT",
             "CLIENT_KEEP_ALIVE_TIMEOUT",
         ]),
         ("Loupe has no such processing setting", [
@@ -59,6 +59,12 @@ enum ImgproxyIgnoredVariables {
         ]),
         ("libvips and Go runtime settings do not apply to Loupe", [
             "VIPS_CACHE_TRACE", "VIPS_LEAK_CHECK", "FREE_MEMORY_INTERVAL", "PPROF_BIND",
+        ]),
+        ("removed in imgproxy 4, which ignores it too (IMGPROXY_WORKERS, IMGPROXY_TIMEOUT and IMGPROXY_UNSHARP_MASKING_* replace the older names)", [
+            "CONCURRENCY", "WRITE_TIMEOUT", "READ_TIMEOUT", "MAX_SVG_CHECK_BYTES", "OPEN_TELEMETRY_ENDPOINT", "OPEN_TELEMETRY_PROTOCOL",
+            "OPEN_TELEMETRY_GRPC_INSECURE", "OPEN_TELEMETRY_SERVICE_NAME", "OPEN_TELEMETRY_PROPAGATORS",
+            "OPEN_TELEMETRY_CONNECTION_TIMEOUT", "UNSHARPENING_MODE", "UNSHARPENING_WEIGHT", "UNSHARPENING_DIVIDER",
+            "DOWNLOAD_BUFFER_SIZE", "BUFFER_POOL_CALIBRATION_THRESHOLD",
         ]),
         ("removed from imgproxy long ago; its successor is IMGPROXY_MAX_SRC_RESOLUTION", [
             "MAX_SRC_DIMENSION",

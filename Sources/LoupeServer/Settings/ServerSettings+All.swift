@@ -64,7 +64,6 @@ extension ServerSettings {
                 "most one request may cost, in millions of pixel operations, estimated before decoding; over it 422"),
         Setting("workers", .integer(in: 1...1024), \.workers, "decodes and processing at once", unset: "cores", imgproxy: [
             ImgproxyVariable("IMGPROXY_WORKERS", "a whole number"),
-            ImgproxyVariable("IMGPROXY_CONCURRENCY", "imgproxy's older name, below `IMGPROXY_WORKERS`"),
         ]),
         Setting("queue", .integer(in: 0...largestQueue), \.queueLength, "requests that may wait for a worker; beyond them 429", imgproxy: [
             .unlimitedAtZero("IMGPROXY_REQUESTS_QUEUE_SIZE", "`0` (imgproxy's unlimited queue) becomes Loupe's largest, 1000000", largest: largestQueue),
@@ -76,7 +75,6 @@ extension ServerSettings {
         ]),
         Setting("request-timeout", .seconds(in: 1...3600), \.requestTimeout, "seconds for one request", imgproxy: [
             ImgproxyVariable("IMGPROXY_TIMEOUT", "seconds in both"),
-            ImgproxyVariable("IMGPROXY_WRITE_TIMEOUT", "imgproxy's older name, below `IMGPROXY_TIMEOUT`"),
         ]),
         Setting("drain-delay", .seconds(in: 0...3600), \.drainDelay, "seconds to keep accepting requests after SIGTERM while /health answers 503"),
         Setting("negotiate-avif", .boolean, \.negotiatesAVIF,
