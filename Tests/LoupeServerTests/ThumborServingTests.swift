@@ -31,18 +31,8 @@ import Testing
             for (line, expected) in zip(lines, expected) {
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let path = try #require(object["path"] as? String)
-                let answer = try await server.request(path)
-                #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
-                guard answer.status == 200 else { continue }
-                let image = try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true))
-                #expect(image.metadata.format == expected.format, "\(path)")
-                #expect((image.metadata.width, image.metadata.height) == (expected.width, expected.height), "\(path)")
-
-                var characters = Array(path)
-                characters[3] = characters[3] == "A" ? "B" : "A"
-                let forged = try await server.request(String(characters))
-                #expect(forged.status == 403, "\(String(characters))")
-                #expect(forged.json["kind"] as? String == "badSignature")
+                guard try await server.expectImage(path, format: expected.format, width: expected.width, height: expected.height) else { continue }
+                try await server.expectForgedSignatureRefused(path)
                 // The signature without its last character (or without its padding): 403 too.
                 let slash = try #require(path.dropFirst().firstIndex(of: "/"))
                 for cut in [1, 2] {
@@ -68,9 +58,9 @@ import Testing
         var settings = testSettings()
         settings.thumborAllowsUnsafe = true
         try await RoutedServer.with(settings) { server in
-            let thumbor = try await server.request("/unsafe/fit-in/100x100/\(source)")
-            #expect(thumbor.status == 200)
-            let image = try ImageDecoder().decode(thumbor.body, options: DecodingOptions(firstFrameOnly: true))
+            let fitted = try await server.request("/unsafe/fit-in/100x100/\(source)")
+            #expect(fitted.status == 200)
+            let image = try ImageDecoder().decode(fitted.body, options: DecodingOptions(firstFrameOnly: true))
             #expect((image.metadata.width, image.metadata.height) == (100, 67))
             // Without a scheme, as thumbor's HTTP loader takes it; and percent-encoded.
             let bare = try await server.request("/unsafe/50x50/\(source.dropFirst("http://".count))")
@@ -81,25 +71,30 @@ import Testing
             #expect(quoted.body == bare.body)
             let imgproxy = try await server.request("/insecure/rs:fit:100:100/plain/\(source)")
             #expect(imgproxy.status == 200)
+            // meta/: thumbor's JSON of the operations on this source.
+            let meta = try await server.request("/unsafe/meta/100x100/\(source)")
+            #expect(meta.status == 200)
+            let thumbor = try #require(meta.json["thumbor"] as? [String: Any])
+            let described = try #require(thumbor["source"] as? [String: Any])
+            #expect(described["width"] as? Int == 300 && described["height"] as? Int == 200 && described["frameCount"] as? Int == 1)
+            let operations = try #require(thumbor["operations"] as? [[String: Any]])
+            #expect(operations.map { $0["type"] as? String } == ["crop", "resize"])
+            #expect(operations.first.map { [$0["left"], $0["top"], $0["right"], $0["bottom"]].map { $0 as? Int } } == [50, 0, 250, 200])
+            #expect(thumbor["target"] as? [String: Int] == ["width": 100, "height": 100])
             // A signed thumbor URL without a key configured.
             let signed = "/" + ThumborSigner(key: "k").signature(for: "50x50/\(source)") + "/50x50/\(source)"
             let answer1 = try await server.request(signed)
             #expect(answer1.status == 403, "\(answer1.body.count)")
         }
-        settings.servesThumborURLs = false
-        try await RoutedServer.with(settings) { server in
-            let answer2 = try await server.request("/unsafe/fit-in/100x100/\(source)")
-            #expect(answer2.status == 403, "\(answer2.body.count)")
-            let answer3 = try await server.request("/insecure/rs:fit:100:100/plain/\(source)")
-            #expect(answer3.status == 200, "\(answer3.body.count)")
-        }
-        settings.servesThumborURLs = true
-        settings.servesImgproxyURLs = false
-        try await RoutedServer.with(settings) { server in
-            let answer4 = try await server.request("/unsafe/fit-in/100x100/\(source)")
-            #expect(answer4.status == 200, "\(answer4.body.count)")
-            let answer5 = try await server.request("/insecure/rs:fit:100:100/plain/\(source)")
-            #expect(answer5.status == 400, "\(answer5.body.count)")
+        // Each dialect switched off alone: its URLs are refused, the other's still served.
+        for (thumbor, imgproxy, statuses) in [(false, true, (403, 200)), (true, false, (200, 400))] {
+            settings.servesThumborURLs = thumbor
+            settings.servesImgproxyURLs = imgproxy
+            try await RoutedServer.with(settings) { server in
+                let thumborAnswer = try await server.request("/unsafe/fit-in/100x100/\(source)")
+                let imgproxyAnswer = try await server.request("/insecure/rs:fit:100:100/plain/\(source)")
+                #expect((thumborAnswer.status, imgproxyAnswer.status) == statuses, "thumbor \(thumbor), imgproxy \(imgproxy)")
+            }
         }
     }
 

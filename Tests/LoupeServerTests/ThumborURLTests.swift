@@ -119,4 +119,13 @@ import Testing
         // thumbor's pattern would fail to match them as dimensions there too.
         #expect((try? ThumborURL(path: "/unsafe/99999999999999999999x1/a.jpg"))?.source == "http://99999999999999999999x1/a.jpg")
     }
+
+    /// docs/thumbor.md's filter table is the declarations' (``ThumborFilter/documentationTable``).
+    @Test func filterTableIsTheDeclarations() throws {
+        let text = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("docs/thumbor.md"), encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("| filter | Loupe |") })
+        let table = lines[start...].prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        #expect(table == ThumborFilter.documentationTable, "docs/thumbor.md's filter table should be:\n\(ThumborFilter.documentationTable)")
+    }
 }

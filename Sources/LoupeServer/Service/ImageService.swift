@@ -103,6 +103,8 @@ final class ImageService: Sendable {
         var resultLimit: Int
         /// A local source's pipeline key, which carries its version.
         var pipelineKey: String?
+        /// A thumbor `meta/` URL: answered with thumbor's JSON of the operations, not the image.
+        var thumborMeta = false
 
         /// Whether the output format was chosen from `Accept` (or the source), not the URL.
         var negotiated: Bool { output.named == nil }
@@ -139,7 +141,7 @@ final class ImageService: Sendable {
                                     settings: settings)
         return Plan(url: url, options: options, output: output, resultKey: resultKey, lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
-                    pipelineKey: local?.pipelineKey)
+                    pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta)
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
@@ -186,7 +188,7 @@ final class ImageService: Sendable {
 
     /// A path in either dialect (``ThumborURL/isThumborPath(_:)`` decides which), parsed and its
     /// signature checked: the options and the source, whatever the dialect.
-    func parse(path: String) throws(ServiceError) -> (options: ProcessingOptions, source: String) {
+    func parse(path: String) throws(ServiceError) -> (options: ProcessingOptions, source: String, meta: Bool) {
         if ThumborURL.isThumborPath(path) {
             guard settings.servesThumborURLs else { throw .badSignature("this server does not serve thumbor URLs") }
             let parsed = try ThumborURL(path: path)
@@ -198,12 +200,12 @@ final class ImageService: Sendable {
             } else if !settings.thumborAllowsUnsafe {
                 throw .badSignature("this server does not serve thumbor's unsafe URLs")
             }
-            return (parsed.options, parsed.source)
+            return (parsed.options, parsed.source, parsed.meta)
         }
         guard settings.servesImgproxyURLs else { throw .badURL("this server serves thumbor URLs only (/unsafe/… or /<signature>/…)") }
         let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets)
         try authorize(signature: parsed.signature, path: parsed.signedPath)
-        return (parsed.options, parsed.source)
+        return (parsed.options, parsed.source, false)
     }
 
     /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
