@@ -1,4 +1,5 @@
 import Foundation
+import LoupeCodecs
 import LoupeProcessing
 @testable import LoupeServer
 import LoupeTestSupport
@@ -127,5 +128,19 @@ import Testing
         let start = try #require(lines.firstIndex { $0.hasPrefix("| filter | Loupe |") })
         let table = lines[start...].prefix { $0.hasPrefix("|") }.joined(separator: "\n")
         #expect(table == ThumborFilter.documentationTable, "docs/thumbor.md's filter table should be:\n\(ThumborFilter.documentationTable)")
+    }
+
+    /// An animation's frames share one plan, and a `fill` canvas that many frames would multiply
+    /// past the limit is refused before any frame is made.
+    @Test func framesShareOnePlanWithinTheLimit() throws {
+        let frame = try Bitmap(width: 40, height: 20, pixels: [UInt8](repeating: 200, count: 40 * 20 * 4))
+        var geometry = try #require(try ThumborURL(path: "/unsafe/trim/10x10/a.gif").options.thumbor)
+        let step = ThumborGeometryStep(geometry: geometry, rotate: 0, filters: [], resultLimit: 100)
+        let frames = try step.process(frames: [frame, frame, frame])
+        #expect(frames.map { [$0.width, $0.height] } == [[10, 10], [10, 10], [10, 10]])
+        geometry = try #require(try ThumborURL(path: "/unsafe/fit-in/100x100/filters:fill(red)/a.gif").options.thumbor)
+        let filled = ThumborGeometryStep(geometry: geometry, rotate: 0, filters: [], resultLimit: 100)
+        #expect(try filled.process(frames: [frame]).map { [$0.width, $0.height] } == [[100, 100]])
+        #expect(throws: ProcessingError.self) { try filled.process(frames: [Bitmap]((0..<3).map { _ in frame })) }
     }
 }

@@ -1,3 +1,4 @@
+import LoupeCaching
 import LoupeCodecs
 import LoupeProcessing
 
@@ -16,6 +17,31 @@ struct ThumborGeometryStep: ImageProcessing {
 
     var identifier: String {
         "loupe.thumbor(\(geometry.resultKeyText);rot=\(rotate);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ",")))"
+    }
+
+    /// An animation's frames, each through the same steps, without the trim (it would cut each
+    /// frame to its own content, and the frames must keep one size, as imgproxy leaves it out
+    /// too). All frames together may not grow past the larger of the source's frames and one
+    /// result at the side limit, checked before any is made.
+    func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
+        guard let first = frames.first else { return [] }
+        guard frames.count > 1 else { return [try process(first)] }
+        var untrimmed = geometry
+        untrimmed.trim = nil
+        let step = ThumborGeometryStep(geometry: untrimmed, rotate: rotate, filters: filters, resultLimit: resultLimit)
+        let plan = untrimmed.plan(width: first.width, height: first.height)
+        let allowed = max(Double(first.width) * Double(first.height) * Double(frames.count), Double(resultLimit) * Double(resultLimit))
+        guard Double(plan.width) * Double(plan.height) * Double(frames.count) <= allowed else {
+            throw .invalidParameter("\(frames.count) frames of \(plan.width)x\(plan.height) would exceed \(Int(allowed)) pixels in all")
+        }
+        var result: [Bitmap] = []
+        result.reserveCapacity(frames.count)
+        let cancellation = WorkCancellation.current
+        for frame in frames {
+            try cancellation?.check(ProcessingError.cancelled)
+            result.append(try step.process(frame))
+        }
+        return result
     }
 
     func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
