@@ -71,6 +71,10 @@ import Testing
             #expect(quoted.body == bare.body)
             let imgproxy = try await server.request("/insecure/rs:fit:100:100/plain/\(source)")
             #expect(imgproxy.status == 200)
+            // max_age: this result's Cache-Control, in place of the server's.
+            let aged = try await server.request("/unsafe/50x50/filters:max_age(60)/\(source)")
+            #expect(aged.headers["Cache-Control"].first == "public, max-age=60")
+            #expect(fitted.headers["Cache-Control"].first == "public, max-age=\(ServerSettings().timeToLive)")
             // meta/: thumbor's JSON of the operations on this source.
             let meta = try await server.request("/unsafe/meta/100x100/\(source)")
             #expect(meta.status == 200)

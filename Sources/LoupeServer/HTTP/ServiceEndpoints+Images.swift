@@ -64,7 +64,7 @@ extension ServiceEndpoints {
     private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
         var headers = HTTPFields()
         headers[.eTag] = result.etag
-        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: service.settings.timeToLive, expires: plan.options.expires))"
+        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
         if plan.negotiated { headers[.vary] = "Accept" }
         if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         return headers

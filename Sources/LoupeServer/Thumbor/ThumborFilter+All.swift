@@ -17,6 +17,9 @@ extension ThumborFilter {
         ThumborFilter("max_bytes", arguments: 1...1, "largest result in bytes, reached by lowering the quality: imgproxy's `max_bytes`") { call, options throws(ServiceError) in
             options.maxBytes = try call.integer(0, in: 1...OptionArguments.largestArgument * 64)
         },
+        ThumborFilter("max_age", arguments: 1...1, "this result's `Cache-Control` max-age in seconds, in place of `--ttl`") { call, options throws(ServiceError) in
+            options.maxAge = try call.integer(0, in: 0...315_360_000)
+        },
         ThumborFilter("blur", arguments: 1...2, "Gaussian blur `blur(radius[, sigma])`, sigma the radius when 0 or absent: imgproxy's `blur` with that sigma (at most 100); thumbor's kernel stops at 150 pixels, Loupe's at three sigmas") { call, options throws(ServiceError) in
             let radius = try call.number(0, in: 0.000_001...150)
             let sigma = call.given(1) == nil ? 0 : try call.number(1, in: 0...GaussianBlur.maximumSigma)
@@ -56,7 +59,6 @@ extension ThumborFilter {
             options.thumbor?.focalPoints.append(ThumborGeometry.FocalPoint(x: numbers[0] + width / 2, y: numbers[1] + height / 2,
                                                                            weight: Double(width * height)))
         },
-        .ignored("max_age", arguments: 1...1, "`Cache-Control` max-age of this result; the server's `--ttl` applies"),
         .ignored("sharpen", arguments: 3...3, "thumbor's own sharpening (amount, radius, luminance only) has no twin"),
         .ignored("grayscale", arguments: 0...0, "no imgproxy twin built"),
         .ignored("brightness", arguments: 1...1, "no imgproxy twin built"),

@@ -25,7 +25,8 @@ struct ThumborURL: Sendable {
     var source: String
 
     /// The fields of ``ProcessingOptions`` only thumbor URLs set, with their part in the result key.
-    static let fields: [OptionField] = [OptionField(\.thumbor, key: "thumbor", .geometry(.acts))]
+    static let fields: [OptionField] = [OptionField(\.thumbor, key: "thumbor", .geometry(.acts)),
+                                        OptionField(\.maxAge, key: "maxage", .headersOnly)]
 
     /// The dialect rule: a path is thumbor's when its first segment is `unsafe`, or is made of
     /// URL-safe base64 (padding `=` or `%3D` allowed at its end) and is neither 43 characters
