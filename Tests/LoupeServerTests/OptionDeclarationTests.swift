@@ -17,7 +17,7 @@ import Testing
         let labels = Mirror(reflecting: base).children.compactMap(\.label)
         #expect(labels.count > 40, "reflection sees the options' fields")
         var covered: [String: String] = [:]
-        for field in ImgproxyOption.allFields {
+        for field in ProcessingOptions.declaredFields {
             var changed = base
             try #require(Self.change(&changed, at: field.keyPath), "field '\(field.key)': add a change for its type to this test")
             let moved = Self.differingLabels(base, changed)
@@ -112,6 +112,10 @@ import Testing
         case let path as WritableKeyPath<ProcessingOptions, Set<ImageFormat>>:
             options[keyPath: path].insert(options[keyPath: path].contains(.png) ? .gif : .png)
         case let path as WritableKeyPath<ProcessingOptions, [ImageFormat: Int]>: options[keyPath: path][.jpeg, default: 40] += 1
+        case let path as WritableKeyPath<ProcessingOptions, ThumborGeometry?>:
+            var geometry = options[keyPath: path] ?? ThumborGeometry()
+            geometry.width = .pixels(geometry.width.pixels + 7)
+            options[keyPath: path] = geometry
         case let path as WritableKeyPath<ProcessingOptions, WatermarkPosition>:
             options[keyPath: path] = options[keyPath: path] == .north ? .south : .north
         default: return false

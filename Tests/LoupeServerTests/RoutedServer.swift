@@ -3,9 +3,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import LoupeCodecs
 @testable import LoupeServer
 import NIOCore
 import NIOHTTP1
+import Testing
 
 /// An `ImageServer`'s routes answered in the test's own process, without a socket
 /// (HummingbirdTesting's router mode): every route, middleware and answer of `loupe serve`, for
@@ -49,5 +51,28 @@ struct RoutedServer: Sendable {
         return RunningServer.Answer(status: Int(response.status.code),
                                     headers: HTTPHeaders(response.headers.map { ($0.name.rawName, $0.value) }),
                                     body: Data(buffer: response.body))
+    }
+
+    /// Requests `path` and expects a 200 with an image of `format` and that size; whether it got one.
+    @discardableResult
+    func expectImage(_ path: String, format: ImageFormat, width: Int, height: Int,
+                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
+        let answer = try await request(path)
+        #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))", sourceLocation: sourceLocation)
+        guard answer.status == 200 else { return false }
+        let image = try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true))
+        #expect(image.metadata.format == format, "\(path)", sourceLocation: sourceLocation)
+        #expect((image.metadata.width, image.metadata.height) == (width, height), "\(path)", sourceLocation: sourceLocation)
+        return image.metadata.format == format && (image.metadata.width, image.metadata.height) == (width, height)
+    }
+
+    /// Requests `path` with one character of its signature (its first segment) changed, and
+    /// expects it refused: 403 `badSignature`.
+    func expectForgedSignatureRefused(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var characters = Array(path)
+        characters[3] = characters[3] == "A" ? "B" : "A"
+        let forged = try await request(String(characters))
+        #expect(forged.status == 403, "\(String(characters))", sourceLocation: sourceLocation)
+        #expect(forged.json["kind"] as? String == "badSignature", sourceLocation: sourceLocation)
     }
 }

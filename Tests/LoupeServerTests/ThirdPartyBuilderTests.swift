@@ -25,19 +25,8 @@ import Testing
             for (line, expected) in zip(lines, expected) {
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let path = try #require(object["path"] as? String)
-                let answer = try await server.request(path)
-                #expect(answer.status == 200, "\(path): \(String(decoding: answer.body, as: UTF8.self))")
-                guard answer.status == 200 else { continue }
-                let image = try ImageDecoder().decode(answer.body, options: DecodingOptions(firstFrameOnly: true))
-                #expect(image.metadata.format == expected.format, "\(path)")
-                #expect((image.metadata.width, image.metadata.height) == (expected.width, expected.height), "\(path)")
-
-                // The signature is the first segment; change one of its characters.
-                var characters = Array(path)
-                characters[3] = characters[3] == "A" ? "B" : "A"
-                let tampered = try await server.request(String(characters))
-                #expect(tampered.status == 403, "\(String(characters))")
-                #expect(tampered.json["kind"] as? String == "badSignature")
+                guard try await server.expectImage(path, format: expected.format, width: expected.width, height: expected.height) else { continue }
+                try await server.expectForgedSignatureRefused(path)
             }
         }
         // Three images made, nothing fetched for the tampered URLs (the pipeline coalesces

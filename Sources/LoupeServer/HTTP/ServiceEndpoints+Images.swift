@@ -12,6 +12,7 @@ extension ServiceEndpoints {
     func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let start = ContinuousClock.now
         let plan = try service.plan(path: path, accept: request.headers[.accept])
+        if plan.thumborMeta { return try await thumborMeta(plan, connection: connection) }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         // The one result-cache lookup (memory, then disk): a result already made needs no
         // admission, so a full queue of new work does not turn away what is ready.
@@ -63,7 +64,7 @@ extension ServiceEndpoints {
     private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
         var headers = HTTPFields()
         headers[.eTag] = result.etag
-        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: service.settings.timeToLive, expires: plan.options.expires))"
+        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
         if plan.negotiated { headers[.vary] = "Accept" }
         if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         return headers
@@ -87,6 +88,27 @@ extension ServiceEndpoints {
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: report)))
+    }
+
+    /// thumbor's `meta/`: the source's size from a small decode, then the operations thumbor
+    /// would run on it (``ThumborMeta``), admitted and bounded as `/info` is.
+    private func thumborMeta(_ plan: ImageService.Plan, connection: ClientConnection?) async throws -> Response {
+        guard let geometry = plan.options.thumbor else { throw ServiceError.badURL("meta/ is thumbor's") }
+        guard service.gate.enter() else {
+            service.metrics.countRefusal(.queueFull)
+            throw ServiceError.queueFull
+        }
+        defer { service.gate.leave() }
+        let service = self.service
+        let info = try await withDeadline(service.settings.requestTimeout, connection: connection) {
+            try await service.info(for: plan.url, cacheKey: plan.pipelineKey)
+        }
+        let meta = try ThumborMeta(geometry: geometry, url: plan.url.absoluteString, width: info.width, height: info.height,
+                                   frames: info.frames).json()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: meta)))
     }
 
     // MARK: - Helpers

@@ -1,4 +1,4 @@
-/// What the declared fields (``ImgproxyOption/allFields``) say about a set of options: the
+/// What the declared fields (``declaredFields``) say about a set of options: the
 /// result key, the geometry step's identity, and whether the geometry step or the decoder's
 /// fit-box shortcut is needed.
 extension ProcessingOptions {
@@ -33,13 +33,16 @@ extension ProcessingOptions {
         return Self.fieldsBesideTheBox.contains { !$0.isDefault(self) } ? nil : (width, height)
     }
 
+    /// Every declared field: imgproxy's options' and thumbor's.
+    static let declaredFields = ImgproxyOption.allFields + ThumborURL.fields
+
     // The declarations filtered once: these are read for every request.
-    private static let resultFields = ImgproxyOption.allFields.filter { $0.role != .headersOnly }
-    private static let geometryFields = ImgproxyOption.allFields.filter { if case .geometry = $0.role { true } else { false } }
-    private static let actingFields = ImgproxyOption.allFields.filter { $0.role == .geometry(.acts) }
+    private static let resultFields = declaredFields.filter { $0.role != .headersOnly }
+    private static let geometryFields = declaredFields.filter { if case .geometry = $0.role { true } else { false } }
+    private static let actingFields = declaredFields.filter { $0.role == .geometry(.acts) }
     /// The fields that make a fit more than a plain fit: acting with or without a box, but not
     /// the box itself (`w`, `h`).
-    private static let fieldsBesideTheBox = ImgproxyOption.allFields.filter { field in
+    private static let fieldsBesideTheBox = declaredFields.filter { field in
         let box: [PartialKeyPath<ProcessingOptions>] = [\.width, \.height]
         return (field.role == .geometry(.acts) || field.role == .geometry(.withBox)) && !box.contains(field.keyPath)
     }

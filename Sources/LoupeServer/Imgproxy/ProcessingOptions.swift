@@ -105,6 +105,13 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `watermark`'s scale relative to the result's size (0: the mark's own size).
     public var watermarkScale = 0.0
 
+    /// A thumbor URL's geometry (``ThumborURL``), which replaces imgproxy's when set; `nil` for
+    /// imgproxy URLs.
+    var thumbor: ThumborGeometry?
+    /// thumbor's `max_age(n)`: this result's `Cache-Control` max-age in seconds, in place of
+    /// the server's `--ttl`; `nil`: the server's.
+    var maxAge: Int?
+
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}
 

@@ -108,6 +108,8 @@ final class ImageService: Sendable {
         var resultLimit: Int
         /// A local source's pipeline key, which carries its version.
         var pipelineKey: String?
+        /// A thumbor `meta/` URL: answered with thumbor's JSON of the operations, not the image.
+        var thumborMeta = false
 
         /// Whether the output format was chosen from `Accept` (or the source), not the URL.
         var negotiated: Bool { output.named == nil }
@@ -126,8 +128,7 @@ final class ImageService: Sendable {
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
     /// service's answer for anything wrong.
     func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
-        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing)
-        try authorize(signature: parsed.signature, path: parsed.signedPath)
+        let parsed = try parse(path: path)
         var options = parsed.options
         try check(&options, now: now)
         let (url, local) = try sourceURL(parsed.source)
@@ -145,7 +146,7 @@ final class ImageService: Sendable {
                                     settings: settings)
         return Plan(url: url, options: options, output: output, resultKey: resultKey, lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
-                    pipelineKey: local?.pipelineKey)
+                    pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta)
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
@@ -163,6 +164,9 @@ final class ImageService: Sendable {
     func check(_ options: inout ProcessingOptions, now: Date = Date()) throws(ServiceError) {
         // imgproxy's rule: a time of 0 or before 1970 sets no expiry.
         if let expires = options.expires, expires > 0, Double(expires) < now.timeIntervalSince1970 { throw .expired }
+        if let thumbor = options.thumbor, max(thumbor.width.pixels, thumbor.height.pixels) > settings.maximumResultDimension {
+            throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
+        }
         let box = options.scaledBox
         guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
@@ -185,6 +189,28 @@ final class ImageService: Sendable {
             options.quality = nil
             options.formatQuality = Dictionary(uniqueKeysWithValues: zip(formats, qualities))
         }
+    }
+
+    /// A path in either dialect (``ThumborURL/isThumborPath(_:)`` decides which), parsed and its
+    /// signature checked: the options and the source, whatever the dialect.
+    func parse(path: String) throws(ServiceError) -> (options: ProcessingOptions, source: String, meta: Bool) {
+        if ThumborURL.isThumborPath(path, imgproxySignatureLength: settings.servesImgproxyURLs ? (settings.signatureSize * 4 + 2) / 3 : nil) {
+            guard settings.servesThumborURLs else { throw .badSignature("this server does not serve thumbor URLs") }
+            let parsed = try ThumborURL(path: path)
+            if let signature = parsed.signature {
+                guard let key = settings.thumborSecurityKey else { throw .badSignature("this server has no thumbor security key") }
+                guard ThumborSigner(key: key).isValid(signature: signature, for: parsed.signedPath) else {
+                    throw .badSignature("invalid thumbor signature")
+                }
+            } else if !settings.thumborAllowsUnsafe {
+                throw .badSignature("this server does not serve thumbor's unsafe URLs")
+            }
+            return (parsed.options, parsed.source, parsed.meta)
+        }
+        guard settings.servesImgproxyURLs else { throw .badURL("this server serves thumbor URLs only (/unsafe/… or /<signature>/…)") }
+        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing)
+        try authorize(signature: parsed.signature, path: parsed.signedPath)
+        return (parsed.options, parsed.source, false)
     }
 
     /// Checks a signature: any configured pair, else `insecure`/`_` when unsigned URLs are
@@ -290,6 +316,13 @@ final class ImageService: Sendable {
                              resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
                              cost: RequestCostCheck? = nil) -> ImageRequest {
         let filters = options.filters
+        if let thumbor = options.thumbor {
+            var processors: [any ImageProcessing] = [ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters,
+                                                                         resultLimit: resultLimit)]
+            if let background = options.background { processors.append(Flatten(background: background)) }
+            if let watermark { processors.append(watermark) }
+            return ImageRequest(url: url, processors: processors)
+        }
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
         var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)

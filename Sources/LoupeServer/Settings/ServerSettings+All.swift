@@ -25,6 +25,12 @@ extension ServerSettings {
             ImgproxyVariable("IMGPROXY_SIGNATURE_SIZE", "1–32 bytes"),
         ]),
         Setting("allow-unsigned", .boolean, \.allowsUnsigned, "serve 'insecure' and '_' URLs when no key is set"),
+        Setting("imgproxy-urls", .boolean, \.servesImgproxyURLs, "serve imgproxy's URLs"),
+        Setting("thumbor-urls", .boolean, \.servesThumborURLs, "serve thumbor's URLs (/unsafe/... and /<signature>/...)"),
+        Setting("thumbor-security-key", .nonEmptyText("<key>"), \.thumborSecurityKey,
+                "thumbor's SECURITY_KEY, which signs thumbor URLs (HMAC-SHA1)", unset: "signed thumbor URLs refused", thumbor: "THUMBOR_SECURITY_KEY"),
+        Setting("thumbor-allow-unsafe", .boolean, \.thumborAllowsUnsafe, "serve thumbor's /unsafe/ URLs (thumbor's ALLOW_UNSAFE_URL)",
+                thumbor: "THUMBOR_ALLOW_UNSAFE_URL"),
         Setting("allowed-sources", .sourcePolicy, \.sources, "comma-separated source URL prefixes; none allows every http(s) URL", imgproxy: [
             ImgproxyVariable("IMGPROXY_ALLOWED_SOURCES", "comma-separated prefixes, compared by parsed scheme, host, port and path (imgproxy compares text); `local:///folder/` prefixes apply to local sources as in imgproxy; a pattern with `*` stops start-up with an error naming it (no wildcard support)") { value, _ throws(SettingsError) in
                 try .value(ImgproxyEnvironment.allowedSources(value))

@@ -114,12 +114,21 @@ public struct ServerSettings: Sendable {
     public var watermark: WatermarkSource?
     /// Multiplies every URL's watermark opacity, 0...1.
     public var watermarkOpacity = 1.0
+    /// Whether imgproxy's URLs are served.
+    public var servesImgproxyURLs = true
+    /// Whether thumbor's URLs (`/unsafe/…`, `/<HMAC-SHA1>/…`) are served.
+    public var servesThumborURLs = true
+    /// thumbor's `SECURITY_KEY`, which signs thumbor URLs; `nil`: signed thumbor URLs are refused.
+    public var thumborSecurityKey: String?
+    /// thumbor's `ALLOW_UNSAFE_URL`: whether `/unsafe/…` thumbor URLs are served. Off by default,
+    /// unlike thumbor, because Loupe serves nothing unsigned unless told to.
+    public var thumborAllowsUnsafe = false
 
     /// The defaults.
     public init() {}
 
     /// Settings from `flags` (by flag name, without dashes) over `environment`: its `LOUPE_*`
-    /// variables, then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them, each
+    /// variables, then thumbor's (`THUMBOR_SECURITY_KEY`, ...), then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them, each
     /// read as its declaration in ``all`` says.
     /// - Throws: the first invalid or unknown setting, as one line naming it.
     public init(flags: [String: String], environment: [String: String]) throws(SettingsError) {
@@ -133,6 +142,8 @@ public struct ServerSettings: Sendable {
                 values[setting.flag] = (value, "--\(setting.flag)")
             } else if let value = environment[setting.environmentVariable] {
                 values[setting.flag] = (value, setting.environmentVariable)
+            } else if let name = setting.thumborVariable, let value = environment[name] {
+                values[setting.flag] = (value, name)
             }
         }
         values.merge(try ImgproxyEnvironment.values(in: environment, besides: Set(values.keys))) { loupe, _ in loupe }

@@ -13,6 +13,9 @@ extension ServerSettings {
         public let valueName: String?
         /// imgproxy's variables for it, in precedence order (imgproxy's current name before its older one).
         let imgproxy: [ImgproxyVariable]
+        /// thumbor's variable for it (`THUMBOR_SECURITY_KEY`), read below the `LOUPE_*` one and
+        /// above imgproxy's, its value in the setting's own format.
+        public let thumborVariable: String?
         /// The setting's value in `draft` as its text (`nil`: nothing to show).
         let describe: @Sendable (_ draft: SettingsDraft) -> String?
         /// Reads the setting's text (from `origin`) into the draft.
@@ -35,21 +38,22 @@ extension ServerSettings {
         /// A setting stored in `keyPath` of the settings. Its help is `summary` and its default:
         /// `unset` when given (what happens without it), else its value in ``ServerSettings/init()``.
         init<Value>(_ flag: String, _ type: SettingType<Value>, _ keyPath: WritableKeyPath<ServerSettings, Value> & Sendable,
-                    _ summary: String, unset: String? = nil, imgproxy: [ImgproxyVariable] = []) {
-            self.init(flag, type, part: \.settings, keyPath, summary, unset: unset, imgproxy: imgproxy)
+                    _ summary: String, unset: String? = nil, imgproxy: [ImgproxyVariable] = [], thumbor: String? = nil) {
+            self.init(flag, type, part: \.settings, keyPath, summary, unset: unset, imgproxy: imgproxy, thumbor: thumbor)
         }
 
         /// A setting stored in `part` of the draft, one of several settings read together
         /// (``SettingsDraft``); its help is `summary` and, when given, `unset`.
         init<Value>(_ flag: String, _ type: SettingType<Value>, part: WritableKeyPath<SettingsDraft, Value> & Sendable,
                     _ summary: String, unset: String? = nil, imgproxy: [ImgproxyVariable] = []) {
-            self.init(flag, type, part: part, \.self, summary, unset: unset, imgproxy: imgproxy)
+            self.init(flag, type, part: part, \.self, summary, unset: unset, imgproxy: imgproxy, thumbor: nil)
         }
 
         private init<Part, Value>(_ flag: String, _ type: SettingType<Value>, part: WritableKeyPath<SettingsDraft, Part> & Sendable,
                                   _ keyPath: WritableKeyPath<Part, Value> & Sendable, _ summary: String, unset: String?,
-                                  imgproxy: [ImgproxyVariable]) {
+                                  imgproxy: [ImgproxyVariable], thumbor: String?) {
             self.flag = flag
+            self.thumborVariable = thumbor
             self.valueName = type.valueName
             self.imgproxy = imgproxy
             self.apply = { draft, text, origin throws(SettingsError) in draft[keyPath: part][keyPath: keyPath] = try type.read(text, origin) }
