@@ -33,24 +33,26 @@ import Testing
         }
     }
 
-    /// An origin serving `body` at `/drip.png` in `chunkBytes` pieces, once `gate` opens.
-    static func withDrippingOrigin<Result>(
-        _ body: Data, chunkBytes: Int, gate: Gate, _ run: (OriginServer) async throws -> Result
+    /// Runs `run` with a task loading `body` from an origin that serves it at `/drip.png` in
+    /// `chunkBytes` pieces once the returned gate opens: the test subscribes, then opens it.
+    static func withHeldTask<Result>(
+        loading body: Data, chunkBytes: Int, _ run: (ImageTask, Gate) async throws -> Result
     ) async throws -> Result {
-        try await OriginServer.run(handler: { _ in
+        let gate = Gate()
+        return try await OriginServer.run(handler: { _ in
             await gate.waitIgnoringCancellation()
             return OriginResponse(
                 status: 200, headers: [("Content-Type", "image/png")], body: body,
                 fault: .drip(chunkBytes: chunkBytes, interval: .milliseconds(1)))
-        }, run)
+        }) { origin in
+            let pipeline = ImagePipeline(configuration: .init(dataLoader: AsyncHTTPClientDataLoader()))
+            return try await run(pipeline.imageTask(with: ImageRequest(url: origin.url("/drip.png"))), gate)
+        }
     }
 
     @Test func threeConsumersEachSeeEveryEventAndALateOneTheResult() async throws {
         let body = try TestImage.noisePNG(width: 120, height: 80)
-        let gate = Gate()
-        try await Self.withDrippingOrigin(body, chunkBytes: 4096, gate: gate) { origin in
-            let pipeline = ImagePipeline(configuration: .init(dataLoader: AsyncHTTPClientDataLoader()))
-            let task = pipeline.imageTask(with: ImageRequest(url: origin.url("/drip.png")))
+        try await Self.withHeldTask(loading: body, chunkBytes: 4096) { task, gate in
             let consumers = (0..<3).map { _ in Self.collect(task.events) }
             gate.open()
             var views: [[Seen]] = []
@@ -76,10 +78,7 @@ import Testing
     /// are dropped, the result never.
     @Test func aConsumerThatNeverReadsHoldsABoundedNumberOfEvents() async throws {
         let body = try TestImage.noisePNG(width: 200, height: 200)
-        let gate = Gate()
-        try await Self.withDrippingOrigin(body, chunkBytes: 512, gate: gate) { origin in
-            let pipeline = ImagePipeline(configuration: .init(dataLoader: AsyncHTTPClientDataLoader()))
-            let task = pipeline.imageTask(with: ImageRequest(url: origin.url("/drip.png")))
+        try await Self.withHeldTask(loading: body, chunkBytes: 512) { task, gate in
             let idle = task.events
             let reader = Self.collect(task.events)
             gate.open()
@@ -97,10 +96,7 @@ import Testing
 
     @Test func aConsumerThatStopsReadingIsForgotten() async throws {
         let body = try TestImage.noisePNG(width: 64, height: 64)
-        let gate = Gate()
-        try await Self.withDrippingOrigin(body, chunkBytes: 1024, gate: gate) { origin in
-            let pipeline = ImagePipeline(configuration: .init(dataLoader: AsyncHTTPClientDataLoader()))
-            let task = pipeline.imageTask(with: ImageRequest(url: origin.url("/drip.png")))
+        try await Self.withHeldTask(loading: body, chunkBytes: 1024) { task, gate in
             let leaving = Self.collect(task.events)
             let staying = Self.collect(task.events)
             #expect(task.eventHub.consumerCount == 2)
