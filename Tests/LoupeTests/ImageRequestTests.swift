@@ -80,3 +80,34 @@ import Testing
         #expect(a.data.image.thumbnail == nil && a.data.image.processorIdentifiers.isEmpty)
     }
 }
+
+/// How a request's stale policy and the server's directives combine (RFC 5861, as browsers do).
+@Suite struct StalePolicyTests {
+    @Test func theServersWindowBoundsTheRequestsAndItsSilenceLeavesTheRequestsAlone() {
+        #expect(ImageRequest.StalePolicy.upTo(60).window(server: 30, forbidden: false) == 30)
+        #expect(ImageRequest.StalePolicy.upTo(10).window(server: 30, forbidden: false) == 10)
+        #expect(ImageRequest.StalePolicy.upTo(60).window(server: nil, forbidden: false) == 60)
+        #expect(ImageRequest.StalePolicy.always.window(server: 30, forbidden: false) == 30)
+        #expect(ImageRequest.StalePolicy.always.window(server: nil, forbidden: false) == .infinity)
+        #expect(ImageRequest.StalePolicy.whenServerAllows.window(server: 30, forbidden: false) == 30)
+        #expect(ImageRequest.StalePolicy.whenServerAllows.window(server: nil, forbidden: false) == nil)
+        #expect(ImageRequest.StalePolicy.never.window(server: 30, forbidden: false) == nil)
+    }
+
+    @Test func aForbiddingServerOrANonsenseWindowAllowsNoStaleAnswer() {
+        for policy in [ImageRequest.StalePolicy.always, .upTo(60), .whenServerAllows] {
+            #expect(policy.window(server: 30, forbidden: true) == nil)
+        }
+        for seconds in [-1, .nan, -.infinity] as [TimeInterval] {
+            #expect(ImageRequest.StalePolicy.upTo(seconds).window(server: 30, forbidden: false) == nil, "\(seconds)")
+        }
+    }
+
+    @Test func requestsWithOtherStalePoliciesDoNotShareStageWork() throws {
+        let url = try #require(URL(string: "https://example.com/a.jpg"))
+        var stale = ImageRequest(url: url)
+        stale.staleWhileRevalidate = .always
+        #expect(ImagePipeline.StageKey(stale) != ImagePipeline.StageKey(ImageRequest(url: url)))
+        #expect(ImagePipeline.ImageKey(stale) == ImagePipeline.ImageKey(ImageRequest(url: url)), "one image in memory")
+    }
+}

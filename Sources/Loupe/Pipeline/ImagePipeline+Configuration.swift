@@ -35,6 +35,15 @@ extension ImagePipeline {
         /// How long a response without `Cache-Control` or `Expires` stays fresh on disk.
         public var defaultTimeToLive: TimeInterval? = 7 * 24 * 60 * 60
 
+        /// Whether a stale disk copy is answered at once while it is revalidated in the
+        /// background, for requests that do not say (``ImageRequest/staleWhileRevalidate``).
+        /// Default: as far as the server's `stale-while-revalidate` allows, as browsers do.
+        public var staleWhileRevalidate: ImageRequest.StalePolicy = .whenServerAllows
+        /// Whether a stale disk copy is answered when its revalidation fails over the network,
+        /// for requests that do not say (``ImageRequest/staleIfError``). Default: as far as the
+        /// server's `stale-if-error` allows.
+        public var staleIfError: ImageRequest.StalePolicy = .whenServerAllows
+
         /// Whether processed images are kept in memory.
         public var isMemoryCacheEnabled = true
         /// The memory cache's limit in bytes of pixels. Default: a fifth of the machine's memory,

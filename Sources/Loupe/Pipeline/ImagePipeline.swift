@@ -145,7 +145,7 @@ public final class ImagePipeline: Sendable {
     /// the load to this task. From an actor, the task starts soon after, as any task does.
     public func imageTask(with request: ImageRequest) -> ImageTask {
         let priority = LoadPriority(request.priority.taskPriority)
-        let (events, continuation) = AsyncStream.makeStream(of: ImageTask.Event.self, bufferingPolicy: .bufferingNewest(64))
+        let events = ImageTaskEvents()
         // Detached: the task belongs to the handle, not to the caller's actor or task-locals.
         // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
         // joined that work when this returns — a list that stops the cell's prefetch on the next
@@ -154,16 +154,46 @@ public final class ImagePipeline: Sendable {
             let result: Result<ImageResponse, any Error>
             do {
                 result = .success(try await response(for: request, priority: priority) { received, expected in
-                    continuation.yield(.progress(ImageTask.Progress(completed: received, total: expected)))
+                    events.progress(ImageTask.Progress(completed: received, total: expected))
                 })
             } catch {
                 result = .failure(error)
             }
-            continuation.yield(.finished(result))
-            continuation.finish()
+            events.finish(result)
+            if case .success(let response) = result, let revalidation = response.revalidation {
+                // The response was answered; its update follows on its own.
+                Task.detached(priority: request.priority.taskPriority) { [self] in
+                    await sendUpdate(for: request, after: revalidation, to: events)
+                    events.end()
+                }
+            } else {
+                events.end()
+            }
             return try result.get()
         }
         return ImageTask(request: request, priority: priority, task: task, events: events)
+    }
+
+    /// Once the stale copy a task answered is revalidated: the image from the server's new bytes,
+    /// if it sent any, as the task's ``ImageTask/Event/updated(_:)``. Loaded from the disk cache
+    /// the revalidation just wrote (never the network again), after forgetting the request's
+    /// image made from the old bytes in memory and, stored processed, on disk.
+    private func sendUpdate(for request: ImageRequest, after revalidation: BackgroundRevalidations.Revalidation, to events: ImageTaskEvents) async {
+        guard await revalidation.outcome == .newData else { return }
+        _ = memoryCache?.removeValue(forKey: ImageKey(request))
+        dataCacheWriter?.remove(forKey: ImageKey(request).diskKey)
+        var fromDisk = request
+        fromDisk.cachePolicy = .returnCacheDataDontLoad
+        do {
+            let updated = try await response(for: fromDisk, priority: nil, progress: nil)
+            events.update(ImageResponse(
+                container: updated.container, request: request, origin: updated.origin, isRevalidated: updated.isRevalidated,
+                timings: updated.timings, data: updated.data, staleness: updated.staleness))
+        } catch {
+            // The new bytes were not kept (the server forbade it, or the staging area was full):
+            // the next request loads them.
+            logger.debug("no update: the revalidated data is not cached", metadata: ["key": "\(ImageKey(request))", "error": "\(error)"])
+        }
     }
 
     /// The image for `request` if the memory cache holds it; never loads.
@@ -291,7 +321,8 @@ public final class ImagePipeline: Sendable {
             ])
             return ImageResponse(
                 container: staged.container, request: request, origin: staged.origin,
-                isRevalidated: staged.isRevalidated, timings: timings, data: staged.data)
+                isRevalidated: staged.isRevalidated, timings: timings, data: staged.data,
+                staleness: staged.stale?.staleness, revalidation: staged.stale?.revalidation)
         } catch let error as ImagePipelineError {
             // Logged once by the final image stage; counted here, once per request.
             recorder.recordFailure(error)

@@ -32,3 +32,19 @@ public enum ImagePipelineError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension ImagePipelineError {
+    /// Whether loading failed on the way to the server or at the server — no connection, a broken
+    /// answer, a timeout, a `5xx` — rather than by the server's decision about the resource (a
+    /// `404`, a `403`) or anything after loading: the failures a stale copy may stand in for
+    /// (``ImageRequest/staleIfError``; RFC 5861's "error").
+    var isNetworkFailure: Bool {
+        guard case .dataLoadingFailed = self else { return false }
+        let failure = ImageFailure(self)
+        switch failure.reason {
+        case .network, .timeout: return true
+        case .httpStatus: return (failure.httpStatus ?? 0) >= 500
+        default: return false
+        }
+    }
+}

@@ -57,6 +57,26 @@ public struct ImageRequest: Sendable {
         get { storage.cachePolicy }
         set { update { $0.cachePolicy = newValue } }
     }
+    /// Whether a stale copy in the disk cache is answered at once while the server is asked
+    /// for a newer one in the background (an ``ImageTask`` then sends
+    /// ``ImageTask/Event/updated(_:)`` if the server has new bytes, nothing on `304 Not Modified`);
+    /// `nil` (the default) uses ``ImagePipeline/Configuration/staleWhileRevalidate``. How the
+    /// server's `stale-while-revalidate` bounds it: ``ImageRequest/StalePolicy``. Applies with
+    /// ``ImageRequest/CachePolicy/useCache`` to `http(s)` and `s3` sources.
+    public var staleWhileRevalidate: StalePolicy? {
+        get { storage.staleUse.whileRevalidating }
+        set { update { $0.staleUse.whileRevalidating = newValue } }
+    }
+    /// Whether a stale copy in the disk cache is answered, with its age
+    /// (``ImageResponse/staleness``), when asking the server for a newer one fails over the
+    /// network (no connection, a timeout, a `5xx`) instead of throwing; `nil` (the default) uses
+    /// ``ImagePipeline/Configuration/staleIfError``. How the server's `stale-if-error` bounds it:
+    /// ``ImageRequest/StalePolicy``. Applies with ``ImageRequest/CachePolicy/useCache`` and
+    /// ``ImageRequest/CachePolicy/revalidate``.
+    public var staleIfError: StalePolicy? {
+        get { storage.staleUse.ifError }
+        set { update { $0.staleUse.ifError = newValue } }
+    }
     /// Replaces the URL (or the identifier) as the identity of the data in caches and coalescing,
     /// e.g. a URL without its expiring signature, so that two signed URLs of one image are one
     /// entry. The request's headers and method still count beside it.
@@ -75,6 +95,8 @@ public struct ImageRequest: Sendable {
     /// The first processor, when it chooses the scale the source is decoded at: only without a
     /// thumbnail (a thumbnail fixes the decode's size).
     var sourceScaling: (any SourceScaledProcessing)? { storage.sourceScaling }
+    /// The stale policies as given.
+    var staleUse: StaleUse { storage.staleUse }
 
     // One immutable object behind the value: a request is copied on every memory hit (into the
     // response), and a copy is one reference instead of one per field; the keys derived from
@@ -91,6 +113,7 @@ public struct ImageRequest: Sendable {
         let priority: Priority
         let cachePolicy: CachePolicy
         let cacheKey: String?
+        let staleUse: StaleUse
         let imageKey: ImagePipeline.ImageKey
         let sourceScaling: (any SourceScaledProcessing)?
 
@@ -103,6 +126,7 @@ public struct ImageRequest: Sendable {
             priority = fields.priority
             cachePolicy = fields.cachePolicy
             cacheKey = fields.cacheKey
+            staleUse = fields.staleUse
             sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
                 dataKey: ImagePipeline.ImageKey.dataKey(
@@ -113,7 +137,7 @@ public struct ImageRequest: Sendable {
 
         var fields: Fields {
             Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames, processors: processors, priority: priority,
-                   cachePolicy: cachePolicy, cacheKey: cacheKey)
+                   cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse)
         }
     }
 
@@ -126,6 +150,7 @@ public struct ImageRequest: Sendable {
         var priority: Priority
         var cachePolicy: CachePolicy
         var cacheKey: String?
+        var staleUse = StaleUse()
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {

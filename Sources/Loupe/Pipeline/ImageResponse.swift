@@ -19,9 +19,36 @@ public struct ImageResponse: Sendable {
     /// of the full-size pixels, a copy on disk). `nil` for memory hits — the memory cache holds
     /// pixels only, so it never pays twice for an image.
     public var data: Data?
+    /// Set when the image comes from a stale disk copy answered without the server's
+    /// confirmation (``ImageRequest/staleWhileRevalidate``, ``ImageRequest/staleIfError``): how
+    /// stale it is and why it was answered. `nil` for anything fresh or confirmed.
+    public var staleness: Staleness?
+    /// The background revalidation of the stale copy this answers, if one runs.
+    var revalidation: BackgroundRevalidations.Revalidation?
 
     /// The pixels (shorthand for `container.bitmap`).
     public var bitmap: Bitmap { container.bitmap }
+}
+
+extension ImageResponse {
+    /// How stale an answered disk copy is, and why it was answered.
+    public struct Staleness: Sendable {
+        /// Seconds since the copy was downloaded (a `304` confirming it does not reset this).
+        public var age: TimeInterval
+        /// Seconds since the copy stopped being fresh.
+        public var timePastExpiry: TimeInterval
+        /// Why the copy was answered.
+        public var reason: Reason
+
+        /// Why a stale copy was answered.
+        public enum Reason: Sendable {
+            /// Stale-while-revalidate: it is being revalidated in the background; an
+            /// ``ImageTask`` sends ``ImageTask/Event/updated(_:)`` if the server has new bytes.
+            case revalidating
+            /// Stale-if-error: asking the server failed with this error.
+            case refreshFailed(ImagePipelineError)
+        }
+    }
 }
 
 /// How long a response's stages took. Stages that did not run (a memory hit has none) are `nil`;

@@ -12,30 +12,51 @@ public final class ImageTask: Sendable {
         public var total: Int?
     }
 
-    /// What happens to a task, in order: any number of progress reports, then one completion.
+    /// What happens to a task, in order: any number of progress reports, then one completion,
+    /// then at most one update.
     public enum Event: Sendable {
         /// More bytes arrived. A task served from a cache or joining finished work reports none.
         case progress(Progress)
         /// The task ended with a response or an error (`CancellationError` if cancelled).
         case finished(Result<ImageResponse, any Error>)
+        /// The response was a stale cached copy (``ImageResponse/staleness``) and the server has
+        /// since sent new bytes: this is the image decoded from them. Not sent when the server
+        /// confirmed the copy (`304 Not Modified`) or could not be reached.
+        case updated(ImageResponse)
     }
 
     /// The request being loaded.
     public let request: ImageRequest
-    /// The task's events, for one consumer. The newest 64 are kept if nobody reads them, so the
-    /// completion is never lost.
-    public let events: AsyncStream<Event>
+    let eventHub: ImageTaskEvents
     private let loadPriority: LoadPriority
     private let currentPriority: Locked<ImageRequest.Priority>
     private let task: Task<ImageResponse, any Error>
 
-    init(request: ImageRequest, priority: LoadPriority, task: Task<ImageResponse, any Error>, events: AsyncStream<Event>) {
+    init(request: ImageRequest, priority: LoadPriority, task: Task<ImageResponse, any Error>, events: ImageTaskEvents) {
         self.request = request
         self.loadPriority = priority
         self.currentPriority = Locked(request.priority)
         self.task = task
-        self.events = events
+        self.eventHub = events
     }
+
+    /// The task's events, for any number of consumers: each access is a new stream, which
+    /// starts with the task's state so far — its latest progress, then its result and its update
+    /// if it has them (so a consumer arriving after the end still gets the result) — and goes on
+    /// with every event until the task's last.
+    ///
+    /// Memory is bounded: the task keeps its latest progress, its result and its update, no
+    /// history; a stream nobody reads holds its newest 64 events, dropping the oldest progress
+    /// reports first (the result and the update are always the last events, so never dropped).
+    ///
+    /// ```swift
+    /// let task = pipeline.imageTask(with: request)
+    /// for consumer in [progressBar, thumbnailView] {
+    ///     let events = task.events
+    ///     Task { for await event in events { consumer.show(event) } }
+    /// }
+    /// ```
+    public var events: AsyncStream<Event> { eventHub.subscribe() }
 
     /// The task's priority. Changing it reorders the waiting work it shares with other tasks
     /// (whose priority is the highest of theirs and this one's).

@@ -14,8 +14,11 @@ package final class DataStage: Sendable {
     /// logged once too — and not by `loader`, which image requests share as well.
     let requestLoader: SingleFlightLoader<StageKey, FetchedData>
 
+    /// Revalidations of stale copies answered at once, running in the background.
+    let revalidations = BackgroundRevalidations()
+
     init(context: StageContext, networkQueue: WorkQueue, progressObservers: ProgressObservers) {
-        let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers)
+        let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers, revalidations: revalidations)
         // Its callers are other stages' loads (the decode stage's, the request loader's): a load
         // starts on their thread.
         let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil, startsLoadsInline: true) { key, priority in
@@ -58,6 +61,7 @@ package final class DataStage: Sendable {
         /// Bounds HTTP loads and orders them by priority.
         let networkQueue: WorkQueue
         let progressObservers: ProgressObservers
+        let revalidations: BackgroundRevalidations
 
         /// The data for `key`: disk cache (fresh, or revalidated with the server), network, or a
         /// local file.
@@ -113,11 +117,12 @@ package final class DataStage: Sendable {
             }
         }
 
-        /// The disk cache's copy when it may serve, else the network (a conditional request when the
-        /// copy has validators), refusing data that is not an image before it is stored.
+        /// The disk cache's copy when it may serve — fresh, or stale within the request's and the
+        /// server's windows (``ImageRequest/StalePolicy``) — else the network (a conditional
+        /// request when the copy has validators), refusing data that is not an image before it is
+        /// stored.
         private func httpData(_ key: StageKey, request: DataRequest, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
-            let dataKey = key.image.dataKey
-            let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: dataKey)
+            let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: key.image.dataKey)
             switch key.cachePolicy {
             case .returnCacheDataDontLoad:
                 guard let cached else { throw ImagePipelineError.notCached }
@@ -128,10 +133,71 @@ package final class DataStage: Sendable {
                     context.recorder.record(.diskHits)
                     return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now))
                 }
+                if let cached, let answer = answerWhileRevalidating(cached, key: key, request: request, priority: priority, start: start) {
+                    return answer
+                }
             case .revalidate, .reloadIgnoringCaches:
                 break
             }
+            guard let cached, key.cachePolicy != .reloadIgnoringCaches else {
+                return try await refresh(key, request: request, cached: cached, priority: priority)
+            }
+            do {
+                return try await refresh(key, request: request, cached: cached, priority: priority)
+            } catch let error as ImagePipelineError where error.isNetworkFailure {
+                let policy = key.staleUse.ifError ?? context.configuration.staleIfError
+                guard let staleness = staleness(of: cached, under: policy, server: \.ifError, reason: .refreshFailed(error)) else { throw error }
+                context.recorder.record(.diskHits)
+                context.logger.debug("answering a stale copy: its refresh failed", metadata: [
+                    "key": "\(key)", "age": "\(staleness.age)", "error": "\(error)",
+                ])
+                return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now),
+                                   stale: StaleAnswer(staleness: staleness, revalidation: nil))
+            }
+        }
 
+        /// The stale `cached` copy at once, its revalidation started in the background (or
+        /// joined, when one runs), if the request's and the server's windows allow; else `nil`.
+        private func answerWhileRevalidating(
+            _ cached: DiskCacheEntry, key: StageKey, request: DataRequest, priority: LoadPriority, start: ContinuousClock.Instant
+        ) -> FetchedData? {
+            let policy = key.staleUse.whileRevalidating ?? context.configuration.staleWhileRevalidate
+            guard let staleness = staleness(of: cached, under: policy, server: \.whileRevalidating, reason: .revalidating) else { return nil }
+            let revalidation = revalidations.revalidation(of: key.image.dataKey, priority: priority.value) { [self] in
+                do {
+                    let refreshed = try await refresh(key, request: request, cached: cached, priority: priority)
+                    return refreshed.isRevalidated ? .notModified : .newData
+                } catch {
+                    // The copy stays, stale; the next request asks again.
+                    context.logger.debug("background revalidation failed", metadata: ["key": "\(key)", "error": "\(error)"])
+                    return .failed
+                }
+            }
+            context.recorder.record(.diskHits)
+            context.logger.debug("answering a stale copy while it is revalidated", metadata: ["key": "\(key)", "age": "\(staleness.age)"])
+            return FetchedData(data: cached.data, origin: .disk, isRevalidated: false, duration: start.duration(to: .now),
+                               stale: StaleAnswer(staleness: staleness, revalidation: revalidation))
+        }
+
+        /// How stale `cached` is, if `policy` and the server's permission stored with it (its
+        /// window at `server`) allow answering it; else `nil`.
+        private func staleness(
+            of cached: DiskCacheEntry, under policy: ImageRequest.StalePolicy, server: KeyPath<HTTPStalePermission, TimeInterval?>,
+            reason: ImageResponse.Staleness.Reason
+        ) -> ImageResponse.Staleness? {
+            guard let expiresAt = cached.expiresAt else { return nil }
+            let permission = HTTPStalePermission(cacheControl: cached.userInfo.flatMap { String(data: $0, encoding: .utf8) })
+            guard let window = policy.window(server: permission[keyPath: server], forbidden: permission.isForbidden) else { return nil }
+            let now = context.configuration.now()
+            let pastExpiry = max(0, now.timeIntervalSince(expiresAt))
+            guard pastExpiry <= window else { return nil }
+            return ImageResponse.Staleness(age: max(0, now.timeIntervalSince(cached.storedAt)), timePastExpiry: pastExpiry, reason: reason)
+        }
+
+        /// Asks the network for `key`'s data: conditionally when `cached` has validators (a
+        /// `304` renews the copy's freshness and answers it), else a full download, stored.
+        private func refresh(_ key: StageKey, request: DataRequest, cached: DiskCacheEntry?, priority: LoadPriority) async throws -> FetchedData {
+            let dataKey = key.image.dataKey
             // A stale (or, for .revalidate, any) copy with validators is revalidated rather than
             // downloaded again; one without validators cannot be, and is replaced.
             var request = request
@@ -267,7 +333,10 @@ package final class DataStage: Sendable {
                 dataCacheWriter.remove(forKey: key)
                 return
             }
-            dataCacheWriter.store(response.data, forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt), validators: Self.validators(of: response))
+            // The server's stale permission goes with the copy, for when it is stale.
+            let permission = HTTPStalePermission(cacheControl: response.header("Cache-Control")).storedDirectives
+            dataCacheWriter.store(response.data, forKey: key, expiry: DiskCacheExpiry(expiresAt: freshness.expiresAt),
+                                  validators: Self.validators(of: response), userInfo: permission.isEmpty ? nil : Data(permission.utf8))
         }
 
         private func refreshCachedEntry(forKey key: String, freshness: HTTPFreshness, response: DataResponse, previous: DiskCacheValidators) {

@@ -69,7 +69,7 @@ package final class DecodeStage: Sendable {
             return StagedImage(
                 container: container.value, origin: fetched.origin, isRevalidated: fetched.isRevalidated,
                 timings: ImageTimings(dataLoad: fetched.duration, decode: container.duration), data: fetched.data,
-                reservation: container.reservation, sourcePlan: container.sourcePlan)
+                reservation: container.reservation, sourcePlan: container.sourcePlan, stale: fetched.stale)
         }
 
         /// Removes data that turned out not to decode from the disk cache. The data stage stores a

@@ -51,6 +51,8 @@ final class FinalImageStage: Sendable {
                 staged = stored
             } else {
                 staged = try await processStage.image(for: key, priority: priority)
+                // An image of stale data is answered, never kept: the next request asks again.
+                guard staged.stale == nil else { return staged }
                 if storesProcessedImage(key) { storeProcessedImage(staged, key) }
             }
             var cached = staged

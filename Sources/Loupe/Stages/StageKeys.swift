@@ -112,6 +112,8 @@ extension ImagePipeline {
     struct StageKey: Hashable, Sendable, CustomStringConvertible {
         let image: ImageKey
         let cachePolicy: ImageRequest.CachePolicy
+        /// Whether a stale disk copy may answer, as the request said.
+        let staleUse: ImageRequest.StaleUse
         let source: ImageRequest.Source
         let processors: [any ImageProcessing]
         /// The request's first processor when it chooses the decode's scale (its identifier is
@@ -122,15 +124,17 @@ extension ImagePipeline {
         init(_ request: ImageRequest) {
             image = ImageKey(request)
             cachePolicy = request.cachePolicy
+            staleUse = request.staleUse
             source = request.source
             processors = request.processors
             sourceScaling = request.sourceScaling
         }
 
-        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, source: ImageRequest.Source, processors: [any ImageProcessing],
-                     sourceScaling: (any SourceScaledProcessing)?) {
+        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, staleUse: ImageRequest.StaleUse, source: ImageRequest.Source,
+                     processors: [any ImageProcessing], sourceScaling: (any SourceScaledProcessing)?) {
             self.image = image
             self.cachePolicy = cachePolicy
+            self.staleUse = staleUse
             self.source = source
             self.processors = processors
             self.sourceScaling = sourceScaling
@@ -139,28 +143,29 @@ extension ImagePipeline {
         /// The same image without its last processor: the input of the last processor.
         var withoutLastProcessor: StageKey {
             StageKey(image: image.with(processorIdentifiers: image.processorIdentifiers.dropLast()), cachePolicy: cachePolicy,
-                     source: source, processors: processors.dropLast(), sourceScaling: sourceScaling)
+                     staleUse: staleUse, source: source, processors: processors.dropLast(), sourceScaling: sourceScaling)
         }
 
         /// The decoded image before any processor.
         var decoded: StageKey {
-            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, source: source, processors: [],
+            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, staleUse: staleUse, source: source, processors: [],
                      sourceScaling: sourceScaling)
         }
 
         /// The data: no thumbnail, no processors.
         var data: StageKey {
             let image = ImageKey(dataKey: image.dataKey, thumbnail: nil, processorIdentifiers: [])
-            return StageKey(image: image, cachePolicy: cachePolicy, source: source, processors: [], sourceScaling: nil)
+            return StageKey(image: image, cachePolicy: cachePolicy, staleUse: staleUse, source: source, processors: [], sourceScaling: nil)
         }
 
         static func == (lhs: StageKey, rhs: StageKey) -> Bool {
-            lhs.image == rhs.image && lhs.cachePolicy == rhs.cachePolicy
+            lhs.image == rhs.image && lhs.cachePolicy == rhs.cachePolicy && lhs.staleUse == rhs.staleUse
         }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(image)
             hasher.combine(cachePolicy)
+            hasher.combine(staleUse)
         }
 
         var description: String { image.description }

@@ -18,6 +18,9 @@ struct StagedImage: Sendable {
     /// made from the header when the decode stage decoded for it, so the processor does not
     /// plan again; `nil` otherwise.
     var sourcePlan: (any Sendable)?
+    /// Set when the data was a stale disk copy answered as is: such an image is neither kept in
+    /// memory nor stored processed, so the next request asks again.
+    var stale: StaleAnswer?
 }
 
 /// What the data stage produces.
@@ -30,4 +33,13 @@ struct FetchedData: Sendable {
     /// the data lets go of it (after its decodes); `nil` without a budget or for data read from
     /// a file or the disk cache.
     var reservation: MemoryReservation?
+    /// Set when the data is a stale disk copy answered as is.
+    var stale: StaleAnswer?
+}
+
+/// A stale disk copy answered as is: what the response says about it, and the revalidation
+/// running for it in the background (stale-while-revalidate; `nil` when its refresh failed).
+struct StaleAnswer: Sendable {
+    var staleness: ImageResponse.Staleness
+    var revalidation: BackgroundRevalidations.Revalidation?
 }
