@@ -68,6 +68,10 @@ final class ImageService: Sendable {
         configuration.decodingLimits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels,
                                                       maxFrameCount: max(1_000, settings.maximumAnimationFrames),
                                                       maxTotalPixelCount: settings.maximumSourcePixels)
+        // A result is kept for --ttl (a year by default) in the result cache, nginx and CDNs:
+        // made from a stale source, it would outlive the source's own staleness windows by far.
+        configuration.staleWhileRevalidate = .never
+        configuration.staleIfError = .never
         configuration.maximumConcurrentProcessing = settings.workers
         configuration.memoryBudget = memoryBudget
         configuration.maximumConcurrentDataLoads = max(6, settings.workers * 2)
