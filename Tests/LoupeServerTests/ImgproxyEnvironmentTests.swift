@@ -118,8 +118,7 @@ import Testing
             "IMGPROXY_PRESETS": "thumb=rs:fill:100:100", "IMGPROXY_TIFF_UNLIMITED": "", "LOUPE_S3": "x",
         ]
         let ignored = ImgproxyEnvironment.ignored(in: environment)
-        let expected = ["IMGPROXY_ENFORCE_WEBP", "IMGPROXY_GCS_ENDPOINT", "IMGPROXY_PATH_PREFIX", "IMGPROXY_SIGNATURE_SIZE_X",
-                        "IMGPROXY_USE_LAST_MODIFIED"]
+        let expected = ["IMGPROXY_ENFORCE_WEBP", "IMGPROXY_GCS_ENDPOINT", "IMGPROXY_SIGNATURE_SIZE_X", "IMGPROXY_USE_LAST_MODIFIED"]
         #expect(ignored.map(\.name) == expected)
         let reasons = Dictionary(uniqueKeysWithValues: ignored.map { ($0.name, $0.reason) })
         #expect(reasons["IMGPROXY_ENFORCE_WEBP"] == "Loupe never overrides a format the URL names")

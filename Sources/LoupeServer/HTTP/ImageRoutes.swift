@@ -102,12 +102,14 @@ public final class ImageRoutes: Sendable {
         return routes
     }
 
-    /// `loupe serve`'s router: every route in `endpoints` at the root, and the service's
-    /// middleware around what no route matched too (a router applies middleware added after
-    /// its routes to its not-found answer alone).
+    /// `loupe serve`'s router: every route in `endpoints` at the root, or under
+    /// ``ServerSettings/pathPrefix``, and the service's middleware around what no route matched
+    /// too (a router applies middleware added after its routes to its not-found answer alone).
     func router(endpoints: Endpoints, connections: ClientConnections?) -> Router<ServiceRequestContext> {
         let router = Router(context: ServiceRequestContext.self)
-        router.addRoutes(routes(endpoints: endpoints, connections: connections, context: ServiceRequestContext.self))
+        let prefix = service.settings.pathPrefix.split(separator: "/").joined(separator: "/")
+        router.addRoutes(routes(endpoints: endpoints, connections: connections, context: ServiceRequestContext.self),
+                         atPath: RouterPath(prefix.isEmpty ? "" : "/" + prefix))
         for middleware in middleware(context: ServiceRequestContext.self) { router.add(middleware: middleware) }
         return router
     }

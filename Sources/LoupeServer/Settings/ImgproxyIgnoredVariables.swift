@@ -88,7 +88,6 @@ enum ImgproxyIgnoredVariables {
         "IGNORE_SSL_VERIFICATION": "Loupe always verifies sources' TLS certificates",
         "MAX_CLIENTS": "Loupe does not limit connections; --queue bounds the requests waiting for a worker",
         "MAX_REDIRECTS": "Loupe follows at most 5 redirects (not configurable)",
-        "PATH_PREFIX": "a path prefix is not supported: URLs must start with the signature (put a proxy in front to strip a prefix)",
         "SET_CANONICAL_HEADER": "Link rel=canonical headers are not sent",
         "SO_REUSEPORT": "Loupe binds without SO_REUSEPORT",
         "TRUSTED_SIGNATURES": "trusted signatures are not supported: every signature is checked",

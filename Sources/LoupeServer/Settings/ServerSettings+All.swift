@@ -125,6 +125,9 @@ extension ServerSettings {
         Setting("result-storage", .resultStorage, \.resultStorage,
                 "keep results in this bucket for every instance, on the --s3-endpoint server with the same credentials (sources need not be s3://)",
                 unset: "each instance keeps its own"),
+        Setting("path-prefix", .pathPrefix, \.pathPrefix, "serve every route under this path, e.g. /images (signatures sign the path after it)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_PATH_PREFIX", "a path such as `/images`"),
+        ]),
         Setting("allow-origin", .nonEmptyText("<origin>"), \.allowOrigin, "CORS: the origin allowed to read answers (e.g. https://app.example.com or *); OPTIONS answered",
                 unset: "no CORS headers", imgproxy: [
             ImgproxyVariable("IMGPROXY_ALLOW_ORIGIN", "an origin or `*`"),

@@ -87,6 +87,10 @@ public struct ServerSettings: Sendable {
     /// The bucket (and key prefix) that keeps results for a whole cluster, on the S3 server of
     /// ``s3`` (``ResultStorage``); `nil`: results are kept by each instance only.
     var resultStorage: ResultStoragePlace?
+    /// The path every route of `loupe serve` is under (imgproxy's `IMGPROXY_PATH_PREFIX`), e.g.
+    /// `/images`: `/images/<signature>/…`, `/images/health`; empty for the root. Signatures sign
+    /// the path after it, as imgproxy's do.
+    public var pathPrefix = ""
     /// The origin allowed to read answers from a browser (`Access-Control-Allow-Origin`, with
     /// `GET, OPTIONS` allowed, and preflights answered); `nil` sends no CORS headers.
     public var allowOrigin: String?

@@ -190,3 +190,18 @@ extension SettingType where Value == [String] {
         }, describe: { $0.isEmpty ? nil : $0.joined(separator: ",") })
     }
 }
+
+extension SettingType where Value == String {
+    /// A URL path of plain segments (`/images`, `/a/b`); empty for the root.
+    static var pathPrefix: SettingType {
+        SettingType(valueName: "<path>", read: { text, origin throws(SettingsError) in
+            let segments = text.split(separator: "/")
+            guard segments.allSatisfy({ segment in
+                segment != "." && segment != ".." && segment.utf8.allSatisfy { byte in
+                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-_.~".utf8.contains(byte)
+                }
+            }) else { throw SettingsError("\(origin) '\(text)' is not a path of letters, digits, '-', '_', '.' and '~' segments") }
+            return segments.isEmpty ? "" : "/" + segments.joined(separator: "/")
+        }, describe: { $0.isEmpty ? nil : $0 })
+    }
+}
