@@ -24,6 +24,9 @@ public struct URLSigner: Sendable {
     /// How many of the digest's bytes a signature holds, 1 to 32.
     public let size: Int
 
+    /// How many characters a signature has: ``size`` bytes in base64 without padding.
+    public var encodedLength: Int { (size * 4 + 2) / 3 }
+
     /// A signer accepting any of `pairs`, its signatures `size` bytes long (clamped to 1...32).
     public init(pairs: [KeyPair], size: Int = SHA256.byteCount) {
         self.pairs = pairs

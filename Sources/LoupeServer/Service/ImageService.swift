@@ -168,11 +168,9 @@ final class ImageService: Sendable {
     func check(_ options: inout ProcessingOptions, now: Date = Date()) throws(ServiceError) {
         // imgproxy's rule: a time of 0 or before 1970 sets no expiry.
         if let expires = options.expires, expires > 0, Double(expires) < now.timeIntervalSince1970 { throw .expired }
-        if let thumbor = options.thumbor, max(thumbor.width.pixels, thumbor.height.pixels) > settings.maximumResultDimension {
-            throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
-        }
         let box = options.scaledBox
-        guard box.width <= settings.maximumResultDimension, box.height <= settings.maximumResultDimension else {
+        let thumborSide = options.thumbor.map { max($0.width.pixels, $0.height.pixels) } ?? 0
+        guard max(box.width, box.height, thumborSide) <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
         options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
@@ -198,7 +196,7 @@ final class ImageService: Sendable {
     /// A path in either dialect (``ThumborURL/isThumborPath(_:)`` decides which), parsed and its
     /// signature checked: the options and the source, whatever the dialect.
     func parse(path: String) throws(ServiceError) -> (options: ProcessingOptions, source: String, meta: Bool) {
-        if ThumborURL.isThumborPath(path, imgproxySignatureLength: settings.servesImgproxyURLs ? (settings.signatureSize * 4 + 2) / 3 : nil) {
+        if ThumborURL.isThumborPath(path, imgproxySignatureLength: settings.servesImgproxyURLs ? signer.encodedLength : nil) {
             guard settings.servesThumborURLs else { throw .badSignature("this server does not serve thumbor URLs") }
             let parsed = try ThumborURL(path: path)
             if let signature = parsed.signature {
@@ -320,26 +318,23 @@ final class ImageService: Sendable {
                              resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
                              cost: RequestCostCheck? = nil) -> ImageRequest {
         let filters = options.filters
-        if let thumbor = options.thumbor {
-            var processors: [any ImageProcessing] = [ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters,
-                                                                         resultLimit: resultLimit)]
-            if let background = options.background { processors.append(Flatten(background: background)) }
-            if let watermark { processors.append(watermark) }
-            return ImageRequest(url: url, processors: processors)
-        }
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
-        var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
-        if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }
-        if let box = options.plainFitBox, box.width == box.height, geometry.cost == nil {
-            // In a square box the longest side binds; in any other, the geometry finds the side
-            // that does.
-            thumbnail = box.width
-            processors += filters
-        } else if options.changesGeometry || geometry.cost != nil {
-            processors.append(geometry)
+        if let thumbor = options.thumbor {
+            processors.append(ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters, resultLimit: resultLimit))
         } else {
-            processors += filters
+            var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
+            if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }
+            if let box = options.plainFitBox, box.width == box.height, geometry.cost == nil {
+                // In a square box the longest side binds; in any other, the geometry finds the
+                // side that does.
+                thumbnail = box.width
+                processors += filters
+            } else if options.changesGeometry || geometry.cost != nil {
+                processors.append(geometry)
+            } else {
+                processors += filters
+            }
         }
         if let background = options.background { processors.append(Flatten(background: background)) }
         // imgproxy draws the watermark last, after the background.
