@@ -21,7 +21,7 @@ package final class DataStage: Sendable {
         let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers, revalidations: revalidations)
         // Its callers are other stages' loads (the decode stage's, the request loader's): a load
         // starts on their thread.
-        let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil, startsLoadsInline: true) { key, priority in
+        let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil, loadStart: .inline) { key, priority in
             try await work.data(for: key, priority: priority)
         }
         self.loader = loader

@@ -17,7 +17,7 @@ package final class DecodeStage: Sendable {
         self.work = work
         // Its callers are the process and final image stages' loads: a decode's load starts on
         // their thread.
-        loader = SingleFlightLoader(memoryCache: nil, startsLoadsInline: true) { key, priority in
+        loader = SingleFlightLoader(memoryCache: nil, loadStart: .inline) { key, priority in
             try await work.image(for: key, priority: priority)
         }
     }

@@ -15,7 +15,7 @@ final class FinalImageStage: Sendable {
     init(context: StageContext, memoryCache: MemoryCache<ImagePipeline.ImageKey, StagedImage>?,
          processStage: ProcessStage, decodeStage: DecodeStage) {
         let work = Work(context: context, memoryCache: memoryCache, processStage: processStage, decodeStage: decodeStage)
-        loader = SingleFlightLoader(memoryCache: nil) { key, priority in
+        loader = SingleFlightLoader(memoryCache: nil, loadStart: .inlineOffActors) { key, priority in
             do {
                 return try await work.image(for: key, priority: priority)
             } catch let error as ImagePipelineError {

@@ -15,7 +15,7 @@ final class ProcessStage: Sendable {
         let work = Work(context: context, decodeStage: decodeStage)
         self.work = work
         // Its callers are the final image stage's loads and its own: a load starts on their thread.
-        loader = SingleFlightLoader(memoryCache: nil, startsLoadsInline: true) { loader, key, priority in
+        loader = SingleFlightLoader(memoryCache: nil, loadStart: .inline) { loader, key, priority in
             try await work.process(key, loader: loader, priority: priority)
         }
     }

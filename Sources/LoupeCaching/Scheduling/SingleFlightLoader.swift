@@ -35,12 +35,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// Where finished values are kept; `nil` when the loader only coalesces.
     public let memoryCache: MemoryCache<Key, Value>?
-    /// Whether a load started for a caller that waits runs on the caller's thread until it first
-    /// suspends (`Task.immediateDetached`), instead of being queued for a thread of its own: a
-    /// hop fewer per load where the callers are themselves loads (a pipeline's stages below
-    /// the top). Never for a loader an app may call from the main actor, whose thread would run
-    /// the load's start; prefetches are always queued.
-    public let startsLoadsInline: Bool
+    /// Where a load started for a caller that waits runs until it first suspends.
+    public let loadStart: LoadStart
 
     @usableFromInline let load: RecursiveLoad
     @usableFromInline let cost: @Sendable (Value) -> Int
@@ -65,10 +61,10 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public convenience init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
-        startsLoadsInline: Bool = false,
+        loadStart: LoadStart = .queued,
         prioritizedLoad: @escaping PrioritizedLoad
     ) {
-        self.init(memoryCache: memoryCache, cost: cost, startsLoadsInline: startsLoadsInline,
+        self.init(memoryCache: memoryCache, cost: cost, loadStart: loadStart,
                   recursiveLoad: { _, key, priority in try await prioritizedLoad(key, priority) })
     }
 
@@ -77,12 +73,12 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     public init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
-        startsLoadsInline: Bool = false,
+        loadStart: LoadStart = .queued,
         recursiveLoad: @escaping RecursiveLoad
     ) {
         self.memoryCache = memoryCache
         self.cost = cost
-        self.startsLoadsInline = startsLoadsInline
+        self.loadStart = loadStart
         self.load = recursiveLoad
     }
 
@@ -118,9 +114,10 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     nonisolated(nonsending)
     func joinOrStartLoad(_ key: Key, priority: LoadPriority) async throws -> Value {
         let waiterID = nextID.add(1, ordering: .relaxed).newValue
+        let startsInline = loadStart.startsInline(callerIsolation: #isolation)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                join(key, waiter: waiterID, priority: priority, continuation: continuation)
+                join(key, waiter: waiterID, priority: priority, startsInline: startsInline, continuation: continuation)
             }
         } onCancel: {
             leave(key, waiter: waiterID)
@@ -243,6 +240,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         _ key: Key,
         waiter: UInt64,
         priority: LoadPriority,
+        startsInline: Bool,
         continuation: CheckedContinuation<Value, any Error>
     ) {
         // Read before taking the lock: it may be a load's priority, behind another lock.
@@ -251,7 +249,7 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
             // The cancellation handler may already have run and found nothing to remove: the
             // flag is set before it runs, so checking it under the lock closes that window.
             if Task.isCancelled { return .cancelled }
-            switch flightLocked(for: key, priority: current, startsTask: !startsLoadsInline, in: &flights) {
+            switch flightLocked(for: key, priority: current, startsTask: !startsInline, in: &flights) {
             case .cached(let value):
                 return .cached(value)
             case .flight(let flight, let created):

@@ -85,7 +85,8 @@ final class ImageService: Sendable {
         gate = AdmissionGate(workers: settings.workers, queueLength: settings.queueLength)
         encodingQueue = WorkQueue(maximumConcurrency: settings.workers)
         let owner = EncodingOwner()
-        encodings = SingleFlightLoader(memoryCache: nil) { key, priority in
+        // Its callers are request handlers, off every actor: a load starts on the handler's thread.
+        encodings = SingleFlightLoader(memoryCache: nil, loadStart: .inlineOffActors) { key, priority in
             try await owner.make(key, priority: priority)
         }
         owner.service.withLock { $0 = Weak(service: self) }
