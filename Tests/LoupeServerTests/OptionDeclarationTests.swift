@@ -100,6 +100,7 @@ import Testing
         case let path as WritableKeyPath<ProcessingOptions, Double>: options[keyPath: path] += 0.25
         case let path as WritableKeyPath<ProcessingOptions, Double?>: options[keyPath: path] = (options[keyPath: path] ?? 0) + 0.25
         case let path as WritableKeyPath<ProcessingOptions, Bool>: options[keyPath: path].toggle()
+        case let path as WritableKeyPath<ProcessingOptions, Bool?>: options[keyPath: path] = !(options[keyPath: path] ?? true)
         case let path as WritableKeyPath<ProcessingOptions, String>: options[keyPath: path] += "x"
         case let path as WritableKeyPath<ProcessingOptions, String?>: options[keyPath: path] = (options[keyPath: path] ?? "") + "x"
         case let path as WritableKeyPath<ProcessingOptions, Gravity>: options[keyPath: path].offsetX += 1

@@ -41,6 +41,14 @@ public struct ImageRequest: Sendable {
         get { storage.maximumFrames }
         set { update { $0.maximumFrames = max(1, newValue) } }
     }
+    /// Whether the image is turned upright by the orientation its file records (EXIF, HEIF):
+    /// `true`, the default. `false` keeps the pixels as stored, sideways or mirrored if so
+    /// (imgproxy's `auto_rotate:0`), and the image's ``ImageContainer/metadata`` then says
+    /// `.up`: its size is the stored one. Part of the cache keys.
+    public var appliesOrientation: Bool {
+        get { storage.appliesOrientation }
+        set { update { $0.appliesOrientation = newValue } }
+    }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
         get { storage.processors }
@@ -109,6 +117,7 @@ public struct ImageRequest: Sendable {
         let headersIgnoredByCache: Set<String>
         let thumbnail: Int?
         let maximumFrames: Int
+        let appliesOrientation: Bool
         let processors: [any ImageProcessing]
         let priority: Priority
         let cachePolicy: CachePolicy
@@ -122,6 +131,7 @@ public struct ImageRequest: Sendable {
             headersIgnoredByCache = fields.headersIgnoredByCache
             thumbnail = fields.thumbnail
             maximumFrames = fields.maximumFrames
+            appliesOrientation = fields.appliesOrientation
             processors = fields.processors
             priority = fields.priority
             cachePolicy = fields.cachePolicy
@@ -131,12 +141,13 @@ public struct ImageRequest: Sendable {
             imageKey = ImagePipeline.ImageKey(
                 dataKey: ImagePipeline.ImageKey.dataKey(
                     of: fields.source, cacheKey: fields.cacheKey, ignoringHeaders: fields.headersIgnoredByCache),
-                thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames,
+                thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames, keepsStoredOrientation: !fields.appliesOrientation,
                 processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {
-            Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames, processors: processors, priority: priority,
+            Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames,
+                   appliesOrientation: appliesOrientation, processors: processors, priority: priority,
                    cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse)
         }
     }
@@ -146,6 +157,7 @@ public struct ImageRequest: Sendable {
         var headersIgnoredByCache: Set<String> = []
         var thumbnail: Int?
         var maximumFrames = 1
+        var appliesOrientation = true
         var processors: [any ImageProcessing]
         var priority: Priority
         var cachePolicy: CachePolicy

@@ -57,7 +57,8 @@ package final class DecodeStage: Sendable {
             let container: Decoded
             do {
                 container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
-                                             sourceScaling: key.sourceScaling, priority: priority)
+                                             appliesOrientation: !key.image.keepsStoredOrientation, sourceScaling: key.sourceScaling,
+                                             priority: priority)
             } catch let error as ImagePipelineError {
                 discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
                 throw error
@@ -92,8 +93,8 @@ package final class DecodeStage: Sendable {
         /// processed or the request done, gives the memory back; on failure it is dropped here,
         /// which releases it) — is decided between the header and the pixels.
         func decode(
-            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, sourceScaling: (any SourceScaledProcessing)? = nil,
-            priority: LoadPriority
+            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
+            sourceScaling: (any SourceScaledProcessing)? = nil, priority: LoadPriority
         ) async throws -> Decoded {
             let decoder = context.configuration.decoder
             let limits = context.configuration.decodingLimits
@@ -101,7 +102,8 @@ package final class DecodeStage: Sendable {
             let (decoded, duration) = try await context.runProcessingWork(priority: priority) {
                 var reservation: MemoryReservation?
                 var sourcePlan: (any Sendable)?
-                let container = try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames, decoder: decoder,
+                let container = try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames,
+                                                           appliesOrientation: appliesOrientation, decoder: decoder,
                                                            limits: limits) { metadata, options in
                     if let sourceScaling {
                         // Refused from the header, before the decode's memory is taken.
@@ -172,19 +174,27 @@ package final class DecodeStage: Sendable {
     /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
     /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
     /// that many of an animation's frames, each treated the same way.
-    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoder: any ImageDecoding,
-                                   limits: DecodingLimits, afterHeader: HeaderDecision = { _, _ in }) throws -> ImageContainer {
-        var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: true, firstFrameOnly: maximumFrames <= 1, limits: limits,
-                                      colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
+    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
+                                   decoder: any ImageDecoding, limits: DecodingLimits,
+                                   afterHeader: HeaderDecision = { _, _ in }) throws -> ImageContainer {
+        var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: appliesOrientation, firstFrameOnly: maximumFrames <= 1,
+                                      limits: limits, colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         if maximumFrames > 1 { options.maximumFrames = maximumFrames }
-        let image: DecodedImage
+        var image: DecodedImage
         do {
-            image = try decoder.decode(data, options: options, afterHeader: afterHeader)
+            // Kept as stored, the pixels are upright as they are: every later step (the first
+            // processor's plan from the header, the source size) sees no orientation to undo.
+            image = try decoder.decode(data, options: options) { metadata, options in
+                var seen = metadata
+                if !appliesOrientation { seen.orientation = .up }
+                try afterHeader(seen, &options)
+            }
         } catch let error as ImagePipelineError {
             throw error
         } catch {
             throw ImagePipelineError.decodingFailed(error)
         }
+        if !appliesOrientation { image.metadata.orientation = .up }
         var bitmap = image.bitmap
         if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
             do {

@@ -14,6 +14,8 @@ extension ImagePipeline {
         let thumbnail: Int?
         /// The most frames of an animation kept (``ImageRequest/maximumFrames``); 1 for the first alone.
         let maximumFrames: Int
+        /// Decoded as stored, not turned upright (``ImageRequest/appliesOrientation`` off).
+        let keepsStoredOrientation: Bool
         let processorIdentifiers: [String]
         /// The identifier of the first processor when it chose the decode's scale
         /// (``SourceScaledProcessing``): a decode made for it is not the full-size one.
@@ -27,16 +29,19 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, processorIdentifiers: [String], decodeScaling: String? = nil) {
+        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, keepsStoredOrientation: Bool = false, processorIdentifiers: [String],
+             decodeScaling: String? = nil) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
             self.maximumFrames = maximumFrames
+            self.keepsStoredOrientation = keepsStoredOrientation
             self.processorIdentifiers = processorIdentifiers
             self.decodeScaling = decodeScaling
             var hasher = Hasher()
             hasher.combine(dataKey)
             hasher.combine(thumbnail)
             hasher.combine(maximumFrames)
+            hasher.combine(keepsStoredOrientation)
             hasher.combine(processorIdentifiers)
             hasher.combine(decodeScaling)
             hash = hasher.finalize()
@@ -44,7 +49,8 @@ extension ImagePipeline {
 
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
-                && lhs.maximumFrames == rhs.maximumFrames && lhs.processorIdentifiers == rhs.processorIdentifiers
+                && lhs.maximumFrames == rhs.maximumFrames && lhs.keepsStoredOrientation == rhs.keepsStoredOrientation
+                && lhs.processorIdentifiers == rhs.processorIdentifiers
                 && lhs.decodeScaling == rhs.decodeScaling
         }
 
@@ -54,8 +60,8 @@ extension ImagePipeline {
 
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
-            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, processorIdentifiers: processorIdentifiers,
-                     decodeScaling: decodeScaling)
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, keepsStoredOrientation: keepsStoredOrientation,
+                     processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
         }
 
         /// The identity of a source's data, in the memory cache, the disk cache and coalescing:
@@ -93,7 +99,9 @@ extension ImagePipeline {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
             // A first-frame key (every still image's) keeps the form it had before animations.
             let framesPart = maximumFrames == 1 ? [] : ["loupe.frames(\(maximumFrames))"]
-            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + processorIdentifiers).joined(separator: "\u{1F}")
+            // Likewise an upright image's (every request's by default).
+            let orientationPart = keepsStoredOrientation ? ["loupe.stored-orientation"] : []
+            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + orientationPart + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
         /// The key as logged: data key, thumbnail and processors separated by " | ", and a

@@ -107,13 +107,11 @@ extension ImgproxyOption {
             let left = try arguments.given(3, arguments.dimension) ?? right
             (options.paddingTop, options.paddingRight, options.paddingBottom, options.paddingLeft) = (top, right, bottom, left)
         },
-        ImgproxyOption(["auto_rotate", "ar"], arguments: 1...1, documentation: .init(
-            meaning: "turn upright by the EXIF orientation", loupe: "`ar:1` only", differences: "Loupe always turns images upright; `ar:0` is a 400")
-        ) { arguments, _ throws(ServiceError) in
-            // The pipeline always turns images upright by their EXIF orientation.
-            guard try arguments.flag(arguments[0]) else {
-                throw .badOption("auto_rotate:false is not supported: images are always turned upright by their EXIF orientation")
-            }
+        ImgproxyOption(["auto_rotate", "ar"], arguments: 1...1, fields: [OptionField(\.autoRotate, key: "ar")], documentation: .init(
+            meaning: "turn upright by the EXIF orientation; `0` keeps the pixels as stored", loupe: "yes",
+            differences: "without the option, `--auto-rotate` (`IMGPROXY_AUTO_ROTATE`) decides")
+        ) { arguments, options throws(ServiceError) in
+            options.autoRotate = try arguments.flag(arguments[0])
         },
         ImgproxyOption(["rotate", "rot"], arguments: 1...1, fields: [OptionField(\.rotate, key: "rot", .geometry(.acts))], documentation: .init(
             meaning: "clockwise, a multiple of 90", loupe: "yes",

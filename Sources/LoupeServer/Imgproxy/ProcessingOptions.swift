@@ -49,6 +49,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var trimEqualVertical = false
     /// `padding`/`pd`, in CSS order, before the dpr.
     public var paddingTop = 0, paddingRight = 0, paddingBottom = 0, paddingLeft = 0
+    /// `auto_rotate`/`ar`: whether the source is turned upright by its EXIF orientation before
+    /// anything else; `nil` for the server's ``ServerSettings/autoRotates``.
+    public var autoRotate: Bool?
     /// `rotate`/`rot`: clockwise degrees, 0, 90, 180 or 270.
     public var rotate = 0
     /// `flip`/`fl`: mirror left to right.

@@ -175,6 +175,8 @@ final class ImageService: Sendable {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
         options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
+        // One form per result for the result key: upright is the default's `nil`, whatever said it.
+        options.autoRotate = (options.autoRotate ?? settings.autoRotates) ? nil : false
         resolveQualities(&options)
     }
 
@@ -340,7 +342,9 @@ final class ImageService: Sendable {
         if let background = options.background { processors.append(Flatten(background: background)) }
         // imgproxy draws the watermark last, after the background.
         if let watermark { processors.append(watermark) }
-        return ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
+        var request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
+        request.appliesOrientation = options.autoRotate ?? true
+        return request
     }
 
     /// How a request's result gets its format and quality: the URL's format by name, else the

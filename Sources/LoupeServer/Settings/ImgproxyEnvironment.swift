@@ -55,7 +55,6 @@ public enum ImgproxyEnvironment {
         ("IMGPROXY_AUTO_JXL", false, "Loupe does not encode JPEG XL"),
         ("IMGPROXY_USE_ETAG", true, "Loupe always sends an ETag (a digest of the result) and answers If-None-Match"),
         ("IMGPROXY_STRIP_METADATA", true, "Loupe always strips metadata from results"),
-        ("IMGPROXY_AUTO_ROTATE", true, "Loupe always applies the EXIF orientation"),
     ]
 
     /// Every imgproxy variable Loupe knows of, taken or not, sorted: what

@@ -88,6 +88,10 @@ extension ServerSettings {
             .boolean("IMGPROXY_AUTO_AVIF", "boolean, imgproxy's spellings only (Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` and their `false` counterparts)"),
             .boolean("IMGPROXY_ENABLE_AVIF_DETECTION", "imgproxy's older name, below `IMGPROXY_AUTO_AVIF`"),
         ]),
+        Setting("auto-rotate", .boolean, \.autoRotates,
+                "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
+            .boolean("IMGPROXY_AUTO_ROTATE", "boolean, imgproxy's spellings only"),
+        ]),
         Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
             ImgproxyVariable("IMGPROXY_TTL", "seconds (`Cache-Control: max-age`)"),
         ]),

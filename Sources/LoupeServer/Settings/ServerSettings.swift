@@ -76,6 +76,9 @@ public struct ServerSettings: Sendable {
     /// costs several times a WebP's CPU, and nearly every browser lists AVIF, so turning it on
     /// changes the cost of almost every cold request.
     public var negotiatesAVIF = false
+    /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
+    /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
+    public var autoRotates = true
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
     /// JPEG and WebP quality when the URL sets none.
