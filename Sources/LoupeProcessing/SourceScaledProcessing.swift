@@ -25,14 +25,16 @@ public protocol SourceScaledProcessing: ImageProcessing {
     /// not below ``minimumSourceScale(for:)`` (possibly the full size).
     func process(_ bitmap: Bitmap, plan: SourcePlan) throws(ProcessingError) -> Bitmap
 
-    /// Refuses, from the source's header alone before a pixel is decoded, a source that this
-    /// processor's work would make too costly (``CostLimitExceeded``); `maximumFrames` is how
-    /// many of an animation's frames are decoded. The default accepts every source.
-    func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded)
+    /// Refuses, from the source's header and its size in `bytes` alone, before a pixel is
+    /// decoded, a source that this processor's work would make too costly
+    /// (``CostLimitExceeded``) or that is over limits of the request's own (an
+    /// `ImageCodecError` limit); `maximumFrames` is how many of an animation's frames are
+    /// decoded. The default accepts every source.
+    func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws
 }
 
 extension SourceScaledProcessing {
-    public func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {}
+    public func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws {}
 
     /// ``process(_:plan:)`` with a plan held without its type (the pipeline carries it from the
     /// decode to the processing); without one of this processor's type, planned here for an

@@ -130,7 +130,7 @@ import Testing
                 let refused: [(String, [String])] = [
                     ("rot:45", ["rotate", "45"]), ("g:fp:2:0.5", ["'2'", "'g'"]), ("c:-1", ["crop", "-1"]), ("pd:a", ["pd", "a"]),
                     ("z:0", ["z", "0"]), ("g:xx", ["gravity", "xx"]), ("ex:1:sm", ["sm"]), ("t:abc", ["trim", "abc"]),
-                    ("ar:0", ["auto_rotate"]), ("fl:maybe", ["fl", "maybe"]), ("mw:-5", ["mw", "-5"]), ("mrd:x", ["max_result_dimension", "x"]),
+                    ("ar:maybe", ["ar", "maybe"]), ("fl:maybe", ["fl", "maybe"]), ("mw:-5", ["mw", "-5"]), ("mrd:x", ["max_result_dimension", "x"]),
                     ("g:sm:1", ["sm"]), ("g:no:1:2:3", ["g"]), ("c:10:10:no:1:2:3", ["c"]), ("pd:1:2:3:4:5", ["pd"]),
                     ("rs:fit:100:100/z:1000", ["8192"]), ("pd:100000", ["8192"]), ("dpr:inf", ["dpr", "inf"]),
                 ]

@@ -108,7 +108,7 @@ package final class DecodeStage: Sendable {
                     if let sourceScaling {
                         // Refused from the header, before the decode's memory is taken.
                         do {
-                            try sourceScaling.checkSource(metadata, maximumFrames: maximumFrames)
+                            try sourceScaling.checkSource(metadata, bytes: data.count, maximumFrames: maximumFrames)
                         } catch {
                             throw ImagePipelineError.processingFailed(processor: sourceScaling.identifier, error)
                         }

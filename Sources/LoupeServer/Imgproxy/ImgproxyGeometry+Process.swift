@@ -68,7 +68,8 @@ extension ImgproxyGeometry: SourceScaledProcessing {
     /// The request's cost on this source, from its header alone, against its limit. A result
     /// over the size limits is left to those (imgproxy's `max_result_dimension` error, raised
     /// before the result is allocated), which name the cause more exactly than its cost would.
-    func checkSource(_ metadata: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {
+    func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws {
+        try options.sourceLimits.check(metadata, bytes: bytes, maximumFrames: maximumFrames)
         guard let cost else { return }
         let turned = metadata.orientation.swapsDimensions
         let width = max(1, turned ? metadata.height : metadata.width), height = max(1, turned ? metadata.width : metadata.height)

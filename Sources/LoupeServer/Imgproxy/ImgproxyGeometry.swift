@@ -22,7 +22,7 @@ struct ImgproxyGeometry: ImageProcessing {
 
     var identifier: String {
         "loupe.imgproxy(\(options.geometryKey);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ","))"
-            + (cost.map { ";cost=\($0.key)" } ?? "") + ")"
+            + (cost.map { ";cost=\($0.key)" } ?? "") + (options.sourceLimits.isEmpty ? "" : ";source=\(options.sourceLimits.key)") + ")"
     }
 
     /// The sizes imgproxy derives from the (trimmed) image's size and the options.

@@ -132,7 +132,7 @@ extension ImgproxyOption {
             if let flip = try arguments.given(1, arguments.flag) { options.flipVertical = flip }
         },
         ImgproxyOption(["max_result_dimension", "mrd"], arguments: 1...1,
-                       fields: [OptionField(\.maxResultDimension, key: "mrd", .geometry(.acts))], documentation: .init(
+                       fields: [OptionField(\.maxResultDimension, key: "mrd", .geometry(.acts))], isSecurity: true, documentation: .init(
             meaning: "scale the whole result down to fit this side", loupe: "yes",
             differences: "the server's `--max-result-dimension` still refuses (400, or 422 once the source size is known) results that the options "
                 + "make larger than it and than the source")

@@ -79,14 +79,30 @@ extension ImgproxyOption {
             }
             options.maxAnimationFrames = frames
         },
-        .unsupported(["max_src_resolution", "msr"], isSecurity: true,
-                     documentation: .init(meaning: "the largest source resolution in megapixels", loupe: "no",
-                                          differences: "400; the server's settings apply")),
-        .unsupported(["max_src_file_size", "msfs"], isSecurity: true,
-                     documentation: .init(meaning: "the largest source file in bytes", loupe: "no", differences: "400; the server's settings apply")),
-        .unsupported(["max_animation_frame_resolution", "mafr"], isSecurity: true,
-                     documentation: .init(meaning: "the largest animation frame resolution in megapixels", loupe: "no",
-                                          differences: "400; the server's settings apply")),
+        ImgproxyOption(["max_src_resolution", "msr"], arguments: 1...1, fields: [OptionField(\.maxSourceResolution, key: "msr")],
+                       isSecurity: true, documentation: .init(
+            meaning: "the largest source resolution in megapixels (every frame decoded counted)", loupe: "yes, lowering only",
+            differences: "lowers `--max-source-pixels` for this URL, never raises it; a source over it is a 422, as in imgproxy")
+        ) { arguments, options throws(ServiceError) in
+            options.maxSourceResolution = try arguments.positiveNumber(arguments[0])
+        },
+        ImgproxyOption(["max_src_file_size", "msfs"], arguments: 1...1, fields: [OptionField(\.maxSourceFileSize, key: "msfs")],
+                       isSecurity: true, documentation: .init(
+            meaning: "the largest source file in bytes; 0: no limit of the URL's own", loupe: "yes, lowering only",
+            differences: "lowers `--max-source-size` for this URL, never raises it; checked once the source is loaded, a 422, as in imgproxy")
+        ) { arguments, options throws(ServiceError) in
+            guard let bytes = Int(arguments[0]), bytes >= 0 else {
+                throw .badOption("max_src_file_size '\(arguments[0])' in '\(arguments.name)' is not a whole number of bytes")
+            }
+            options.maxSourceFileSize = bytes
+        },
+        ImgproxyOption(["max_animation_frame_resolution", "mafr"], arguments: 1...1,
+                       fields: [OptionField(\.maxAnimationFrameResolution, key: "mafr")], isSecurity: true, documentation: .init(
+            meaning: "the largest animation frame in megapixels, in place of `max_src_resolution` for animations", loupe: "yes, lowering only",
+            differences: "never raises the server's limits; a frame over it is a 422, as in imgproxy")
+        ) { arguments, options throws(ServiceError) in
+            options.maxAnimationFrameResolution = try arguments.positiveNumber(arguments[0])
+        },
     ]
 
     /// `preset`/`pr`: expanded from the server's ``Presets`` where it appears (``OptionSegment``),

@@ -88,6 +88,16 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// makes the result the first frame. Once the service has checked the options: the URL's
     /// value capped at the server's ``ServerSettings/maximumAnimationFrames``, or that setting.
     public var maxAnimationFrames: Int?
+    /// `max_src_resolution`/`msr`: megapixels (``SourceLimits/resolution``).
+    public var maxSourceResolution: Double?
+    /// `max_src_file_size`/`msfs`: bytes (``SourceLimits/fileSize``).
+    public var maxSourceFileSize: Int?
+    /// `max_animation_frame_resolution`/`mafr`: megapixels (``SourceLimits/frameResolution``).
+    public var maxAnimationFrameResolution: Double?
+    /// The three security options above, as the source's check takes them.
+    var sourceLimits: SourceLimits {
+        SourceLimits(resolution: maxSourceResolution, fileSize: maxSourceFileSize, frameResolution: maxAnimationFrameResolution)
+    }
     /// `raw`: the source's bytes as they are, after the limits are checked.
     public var raw = false
     /// `skip_processing`/`skp`: source formats answered with the source's bytes when the result

@@ -13,6 +13,10 @@ public struct URLParsing: Sendable, Equatable {
     /// The option names (as a URL spells them: `w` and `width` are two names) a URL may use;
     /// empty: any (`IMGPROXY_ALLOWED_PROCESSING_OPTIONS`). Presets' own options are not checked.
     public var allowedOptions: [String] = []
+    /// Whether a URL may use imgproxy's security options (`IMGPROXY_ALLOW_SECURITY_OPTIONS`).
+    /// Loupe's only lower the server's limits, so it takes them by default; off, they are
+    /// refused as imgproxy refuses them.
+    public var allowsSecurityOptions = true
 
     /// imgproxy's defaults.
     public init() {}
@@ -29,6 +33,9 @@ public struct URLParsing: Sendable, Equatable {
     func segment(_ text: String) throws(ServiceError) -> OptionSegment {
         let segment = try OptionSegment(text, separator: argumentsSeparator)
         if !allowedOptions.isEmpty, !allowedOptions.contains(segment.arguments.name) { throw .forbiddenOption(segment.arguments.name) }
+        if !allowsSecurityOptions, ImgproxyOption.byName[segment.arguments.name]?.isSecurity == true {
+            throw ServiceError(403, "forbiddenOption", "security processing options such as '\(segment.arguments.name)' are not allowed on this server")
+        }
         return segment
     }
 }

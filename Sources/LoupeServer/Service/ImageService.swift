@@ -328,12 +328,14 @@ final class ImageService: Sendable {
         } else {
             var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
             if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }
-            if let box = options.plainFitBox, box.width == box.height, geometry.cost == nil {
+            // The geometry step checks the source (its cost, the URL's own limits) from its header.
+            let checksSource = geometry.cost != nil || !options.sourceLimits.isEmpty
+            if let box = options.plainFitBox, box.width == box.height, !checksSource {
                 // In a square box the longest side binds; in any other, the geometry finds the
                 // side that does.
                 thumbnail = box.width
                 processors += filters
-            } else if options.changesGeometry || geometry.cost != nil {
+            } else if options.changesGeometry || checksSource {
                 processors.append(geometry)
             } else {
                 processors += filters

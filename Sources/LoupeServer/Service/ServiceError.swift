@@ -52,6 +52,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         if let error = error as? ServiceError { return error }
         // The encoding stage's single-flight loader wraps what its load threw.
         if let error = error as? LoadError<ResultJob> { return from(error.underlying) }
+        // A URL's own source limit, checked by its first processor from the header.
+        if case .processingFailed(_, let exceeded as SourceLimitExceeded)? = error as? ImagePipelineError {
+            return ServiceError(422, exceeded.option == "max_src_file_size" ? "sourceFileTooLarge" : "tooManyPixels", exceeded.description)
+        }
         let failure = ImageFailure(error)
         let message = failure.message
         switch failure.reason {

@@ -73,7 +73,6 @@ enum ImgproxyIgnoredVariables {
 
     /// Variables ignored each for a reason of its own.
     static let single: [String: String] = [
-        "ALLOW_SECURITY_OPTIONS": "per-URL security options are not supported: the server's limits apply to every URL",
         "SOURCE_URL_QUERY_SEPARATOR": "a plain source's query is kept as part of its URL",
         "SECRET": "an Authorization secret for every request is not supported (POST /batch has LOUPE_BATCH_TOKEN)",
         "DEVELOPMENT_ERRORS_MODE": "Loupe's errors are always JSON with a kind and a message",

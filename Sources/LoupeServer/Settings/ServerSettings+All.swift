@@ -156,6 +156,11 @@ extension ServerSettings {
         Setting("arguments-separator", .argumentsSeparator, \.urlParsing.argumentsSeparator, "separator of an option's name and arguments in URLs and presets", imgproxy: [
             ImgproxyVariable("IMGPROXY_ARGUMENTS_SEPARATOR", "one character"),
         ]),
+        Setting("allow-security-options", .boolean, \.urlParsing.allowsSecurityOptions,
+                "take imgproxy's security options in URLs (max_src_resolution, max_src_file_size, max_animation_frames, "
+                + "max_animation_frame_resolution, max_result_dimension), which only lower the server's limits; off, they are a 403", imgproxy: [
+            .boolean("IMGPROXY_ALLOW_SECURITY_OPTIONS", "boolean; unset, Loupe takes them (they can only lower its limits) where imgproxy refuses them"),
+        ]),
         Setting("allowed-options", .list(), \.urlParsing.allowedOptions,
                 "comma-separated option names, as URLs spell them (w and width are two), that URLs may use; others 403", unset: "any", imgproxy: [
             ImgproxyVariable("IMGPROXY_ALLOWED_PROCESSING_OPTIONS", "comma-separated option names; the options inside presets are not checked"),
