@@ -23,6 +23,11 @@ corpus="Corpus"
 skimage_version="0.26.0"
 color_version="2"
 
+# Whether the corpus folder $1 is complete at version $2 (saying so, naming it $3).
+is_current() {
+  [ -f "$1/.complete" ] && [ "$(cat "$1/.complete")" = "$2" ] && echo "corpus: $3 already present in $1/"
+}
+
 # Downloads the Debian packages named after the folder into it and unpacks them into its root/
 # (refreshing the package lists once when apt-get download needs them).
 unpack_debs() {
@@ -41,10 +46,7 @@ unpack_debs() {
 # embedded, so that decoding them back to sRGB must land near the original.
 color_corpus() {
   local out="$corpus/color"
-  if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$color_version" ]; then
-    echo "corpus: colour files already present in $out/"
-    return
-  fi
+  is_current "$out" "$color_version" "colour files" && return
   local work
   work="$(mktemp -d)"
   rm -rf "$out"
@@ -133,10 +135,7 @@ formats_version="2"
 # Corpus/formats/reference/ (and the thumbnail item), plus broken and truncated files.
 formats_corpus() {
   local out="$corpus/formats"
-  if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$formats_version" ]; then
-    echo "corpus: HEIF/AVIF/JPEG XL files already present in $out/"
-    return
-  fi
+  is_current "$out" "$formats_version" "HEIF/AVIF/JPEG XL files" && return
   local work
   work="$(mktemp -d)"
   rm -rf "$out"
@@ -202,10 +201,7 @@ legacy_version="1"
 # 16, 32, 48 px, a PNG entry at 256 px). reference/ holds Pillow's RGBA decode of each file.
 legacy_corpus() {
   local out="$corpus/legacy"
-  if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$legacy_version" ]; then
-    echo "corpus: legacy files already present in $out/"
-    return
-  fi
+  is_current "$out" "$legacy_version" "legacy files" && return
   local work
   work="$(mktemp -d)"
   rm -rf "$out"

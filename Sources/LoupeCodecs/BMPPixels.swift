@@ -74,7 +74,7 @@ enum BMPPixels {
         return Bitmap(width: width, height: height) { out, stride in
             guard let base = out.baseAddress else { return }
             for y in 0..<height {
-                for x in 0..<width { store(background, base + y * stride, x) }
+                (base + y * stride).initializeMemory(as: UInt32.self, repeating: background.littleEndian, count: width)
             }
             var x = 0, row = 0, p = header.pixelOffset
             func put(_ index: Int) {
