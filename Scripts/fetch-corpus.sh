@@ -9,6 +9,8 @@
 #                                      gif-test-suite with expected RGBA, fail/ and
 #                                      randomly-modified/ corrupt files, bombs)
 #   - PyPI scikit-image wheel:         skimage/data (real photographs)
+#   - Debian golang-golang-x-image-dev and gdk-pixbuf-tests again, for legacy/: their BMP and
+#     TIFF files (every bit depth, compression and layout x/image tests)
 # and, in Corpus/color/, colour-managed files made from those photos with the real tools
 # (jpgicc from liblcms2-utils, ImageMagick, cjpeg, cjxl/djxl, Pillow) and the ICC profiles of
 # Debian's colord-data, icc-profiles-free and libgs-common (see color_corpus below).
@@ -21,25 +23,35 @@ corpus="Corpus"
 skimage_version="0.26.0"
 color_version="2"
 
+# Whether the corpus folder $1 is complete at version $2 (saying so, naming it $3).
+is_current() {
+  [ -f "$1/.complete" ] && [ "$(cat "$1/.complete")" = "$2" ] && echo "corpus: $3 already present in $1/"
+}
+
+# Downloads the Debian packages named after the folder into it and unpacks them into its root/
+# (refreshing the package lists once when apt-get download needs them).
+unpack_debs() {
+  local dir="$1"
+  shift
+  (cd "$dir" && apt-get download "$@" >/dev/null 2>&1) || {
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    (cd "$dir" && apt-get download "$@")
+  }
+  for deb in "$dir"/*.deb; do dpkg -x "$deb" "$dir/root"; done
+}
+
 # Colour-managed JPEG, PNG and WebP files, each converted from an sRGB photo into its colour
 # space by lcms2's jpgicc (relative colorimetric, black-point compensation) with the profile
 # embedded, so that decoding them back to sRGB must land near the original.
 color_corpus() {
   local out="$corpus/color"
-  if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$color_version" ]; then
-    echo "corpus: colour files already present in $out/"
-    return
-  fi
+  is_current "$out" "$color_version" "colour files" && return
   local work
   work="$(mktemp -d)"
   rm -rf "$out"
   mkdir -p "$out"
-  (cd "$work" && apt-get download colord-data icc-profiles-free libgs-common >/dev/null 2>&1) || {
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    (cd "$work" && apt-get download colord-data icc-profiles-free libgs-common)
-  }
-  for deb in "$work"/*.deb; do dpkg -x "$deb" "$work/root"; done
+  unpack_debs "$work" colord-data icc-profiles-free libgs-common
   local icc="$work/root/usr/share/color/icc"
   mkdir -p "$out/profiles"
   cp "$icc/colord/AdobeRGB1998.icc" "$icc/colord/ProPhotoRGB.icc" "$icc/colord/sRGB.icc" \
@@ -123,10 +135,7 @@ formats_version="2"
 # Corpus/formats/reference/ (and the thumbnail item), plus broken and truncated files.
 formats_corpus() {
   local out="$corpus/formats"
-  if [ -f "$out/.complete" ] && [ "$(cat "$out/.complete")" = "$formats_version" ]; then
-    echo "corpus: HEIF/AVIF/JPEG XL files already present in $out/"
-    return
-  fi
+  is_current "$out" "$formats_version" "HEIF/AVIF/JPEG XL files" && return
   local work
   work="$(mktemp -d)"
   rm -rf "$out"
@@ -183,10 +192,53 @@ PY
   echo "corpus: $(find "$out" -type f | wc -l) HEIF/AVIF/JPEG XL files in $out/"
 }
 
+legacy_version="1"
+
+# TIFF, BMP and ICO, in legacy/: the BMP and TIFF files of golang.org/x/image's tests (1 to 32
+# bits, RLE, V5 headers; strips, tiles, LZW, Deflate, PackBits, CCITT, 16-bit, grey, palette)
+# and gdk-pixbuf's; what no package ships is made from them with Pillow (TIFF with an
+# Orientation tag, TIFF with an ICC profile, alpha TIFF) and ImageMagick (icons: BMP entries at
+# 16, 32, 48 px, a PNG entry at 256 px). reference/ holds Pillow's RGBA decode of each file.
+legacy_corpus() {
+  local out="$corpus/legacy"
+  is_current "$out" "$legacy_version" "legacy files" && return
+  local work
+  work="$(mktemp -d)"
+  rm -rf "$out"
+  mkdir -p "$out/reference"
+  unpack_debs "$work" golang-golang-x-image-dev gdk-pixbuf-tests
+  cp "$work"/root/usr/share/gocode/src/golang.org/x/image/testdata/*.bmp \
+     "$work"/root/usr/share/gocode/src/golang.org/x/image/testdata/*.tiff "$out/"
+  cp "$work/root/usr/libexec/installed-tests/gdk-pixbuf/dpi.tiff" "$out/"
+  convert "$corpus/x-image/tux.png" -define icon:auto-resize=48,32,16 "$out/tux-bmp.ico"
+  convert "$corpus/x-image/tux.png" -resize 256x256 -define icon:auto-resize=256,32 "$out/tux-png.ico"
+  local python=".venv-conformance/bin/python"
+  [ -x "$python" ] || bash Scripts/conformance/venv.sh >&2
+  "$python" - "$corpus" "$out" <<'PY'
+import glob, os, sys
+from PIL import Image
+corpus, out = sys.argv[1], sys.argv[2]
+coffee = Image.open(f"{corpus}/skimage/coffee.png").convert("RGB")
+coffee.save(f"{out}/coffee-orientation6.tiff", tiffinfo={274: 6}, compression="tiff_lzw")
+p3 = Image.open(f"{corpus}/color/p3.jpg")
+p3.save(f"{out}/p3.tiff", icc_profile=p3.info["icc_profile"], compression="tiff_adobe_deflate")
+Image.open(f"{corpus}/x-image/tux.png").convert("RGBA").save(f"{out}/tux-alpha.tiff", compression="tiff_adobe_deflate")
+for path in sorted(glob.glob(f"{out}/*.bmp") + glob.glob(f"{out}/*.tiff") + glob.glob(f"{out}/*.ico")):
+    image = Image.open(path)
+    if path.endswith(".ico"):
+        image.size = max(image.info["sizes"])
+    image.convert("RGBA").save(f"{out}/reference/{os.path.basename(path)}.png")
+PY
+  rm -rf "$work"
+  echo "$legacy_version" > "$out/.complete"
+  echo "corpus: $(find "$out" -type f | wc -l) TIFF/BMP/ICO files in $out/"
+}
+
 if [ -f "$corpus/.complete" ] && [ "$(cat "$corpus/.complete")" = "$version" ]; then
   echo "corpus: already present in $corpus/"
   color_corpus
   formats_corpus
+  legacy_corpus
   exit 0
 fi
 
@@ -196,13 +248,7 @@ rm -rf "$corpus"
 mkdir -p "$corpus"
 
 echo "corpus: downloading Debian packages"
-(cd "$work" && apt-get download golang-1.19-src golang-golang-x-image-dev gdk-pixbuf-tests >/dev/null 2>&1) || {
-  # apt-get download needs package lists; refresh them once and retry.
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  (cd "$work" && apt-get download golang-1.19-src golang-golang-x-image-dev gdk-pixbuf-tests)
-}
-for deb in "$work"/*.deb; do dpkg -x "$deb" "$work/root"; done
+unpack_debs "$work" golang-1.19-src golang-golang-x-image-dev gdk-pixbuf-tests
 
 go="$work/root/usr/share/go-1.19/src/image"
 mkdir -p "$corpus/go-image" "$corpus/go-png"
@@ -236,3 +282,4 @@ echo "$version" > "$corpus/.complete"
 echo "corpus: $(find "$corpus" -type f | wc -l) files in $corpus/"
 color_corpus
 formats_corpus
+legacy_corpus

@@ -12,6 +12,7 @@ packages=(
   libdeflate-dev                                          # whole-buffer inflate of the PNG fast path
   liblcms2-dev libheif-dev libavif-dev libjxl-dev         # colour management (ICC -> sRGB), HEIF, AVIF, JPEG XL
   libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
+  libtiff-dev                                             # TIFF (libtiff, opened on first use like libheif)
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the docs' loupe fetch --json examples

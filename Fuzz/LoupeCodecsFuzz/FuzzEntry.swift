@@ -1,5 +1,5 @@
 // libFuzzer entry point for the codecs: one executable, the decoder chosen by the
-// LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl; icc feeds the
+// LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl, tiff, bmp, ico; icc feeds the
 // input to the colour management path as a JPEG's ICC profile). Built and run by
 // Scripts/ci/fuzz.sh with -sanitize=fuzzer,address (Fuzz/FuzzDriver).
 import Foundation
@@ -14,6 +14,9 @@ case "gif": GIFDecoder()
 case "heif": HEIFDecoder()
 case "avif": AVIFDecoder()
 case "jxl": JXLDecoder()
+case "tiff": TIFFDecoder()
+case "bmp": BMPDecoder()
+case "ico": ICODecoder()
 case "icc": ICCProfileFuzzDecoder()
 default: JPEGDecoder()
 }
@@ -41,6 +44,6 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 
 @main
 enum CodecsFuzz {
     static func main() {
-        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|icc> <seconds>"))
+        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|icc> <seconds>"))
     }
 }

@@ -29,7 +29,7 @@ func fail(_ message: String) -> Never {
 /// The lazily loaded codec libraries currently mapped into this process.
 func mapped() -> String {
     let maps = processMaps()
-    let found = ["libheif", "libavif", "libjxl"].filter { maps.contains("/\($0).so") }
+    let found = ["libheif", "libavif", "libjxl", "libtiff"].filter { maps.contains("/\($0).so") }
     return found.isEmpty ? "-" : found.joined(separator: ",")
 }
 
@@ -45,13 +45,14 @@ while !arguments.isEmpty {
         files.append(argument)
         continue
     }
-    guard let name = arguments.first else { fail("--missing needs heif, avif or jxl") }
+    guard let name = arguments.first else { fail("--missing needs heif, avif, jxl or tiff") }
     arguments.removeFirst()
     let library: lc_codec_library = switch name {
     case "heif": LC_LIBRARY_HEIF
     case "avif": LC_LIBRARY_AVIF
     case "jxl": LC_LIBRARY_JXL
-    default: fail("--missing \(name): not heif, avif or jxl")
+    case "tiff": LC_LIBRARY_TIFF
+    default: fail("--missing \(name): not heif, avif, jxl or tiff")
     }
     guard lc_codec_library_override_for_testing(library, "libloupe-test-missing-\(name).so.0") == LC_OK else {
         fail("--missing \(name): the library was already loaded")

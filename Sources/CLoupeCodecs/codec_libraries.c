@@ -1,4 +1,4 @@
-// libheif, libavif and libjxl, loaded on first use (see lazy_library.h for why, and
+// libheif, libavif, libjxl and libtiff, loaded on first use (see lazy_library.h for why, and
 // codec_libraries.h for the functions each table holds).
 #include "lazy_library.h"
 
@@ -39,9 +39,13 @@
 #define LC_JXL_SONAME "libjxl.so." LC_STRINGIFY(JPEGXL_MAJOR_VERSION)
 #endif
 
+// libtiff 4.x: libtiff.so.6 from 4.5 (whose per-handle error handlers the shim needs).
+#define LC_TIFF_SONAME "libtiff.so.6"
+
 static lc_heif_functions heif_table;
 static lc_avif_functions avif_table;
 static lc_jxl_functions jxl_table;
+static lc_tiff_functions tiff_table;
 
 static void heif_bind(lc_lazy_library *library, void *handle) {
     lc_heif_functions *table = &heif_table;
@@ -58,18 +62,25 @@ static void jxl_bind(lc_lazy_library *library, void *handle) {
     LC_JXL_FUNCTIONS(LC_LAZY_BIND)
 }
 
+static void tiff_bind(lc_lazy_library *library, void *handle) {
+    lc_tiff_functions *table = &tiff_table;
+    LC_TIFF_FUNCTIONS(LC_LAZY_BIND)
+}
+
 // Indexed by lc_codec_library.
 static lc_lazy_library libraries[] = {
     LC_LAZY_LIBRARY_INIT(LC_HEIF_SONAME, "libheif.so", heif_bind),
     LC_LAZY_LIBRARY_INIT(LC_AVIF_SONAME, "libavif.so", avif_bind),
     LC_LAZY_LIBRARY_INIT(LC_JXL_SONAME, "libjxl.so", jxl_bind),
+    LC_LAZY_LIBRARY_INIT(LC_TIFF_SONAME, "libtiff.so", tiff_bind),
 };
 
 // pthread_once routines take no argument: one per library.
 static void heif_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_HEIF]); }
 static void avif_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_AVIF]); }
 static void jxl_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_JXL]); }
-static void (*const open_once[])(void) = {heif_open, avif_open, jxl_open};
+static void tiff_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_TIFF]); }
+static void (*const open_once[])(void) = {heif_open, avif_open, jxl_open, tiff_open};
 
 static int valid(lc_codec_library library) {
     return (unsigned)library < sizeof libraries / sizeof libraries[0];
@@ -103,4 +114,8 @@ const lc_avif_functions *lc_avif_functions_load(char *message) {
 
 const lc_jxl_functions *lc_jxl_functions_load(char *message) {
     return lc_codec_library_load(LC_LIBRARY_JXL, message) == LC_OK ? &jxl_table : NULL;
+}
+
+const lc_tiff_functions *lc_tiff_functions_load(char *message) {
+    return lc_codec_library_load(LC_LIBRARY_TIFF, message) == LC_OK ? &tiff_table : NULL;
 }

@@ -1,4 +1,4 @@
-// The functions heif.c, avif.c and jxl.c call in libheif, libavif and libjxl, as tables filled
+// The functions heif.c, avif.c, jxl.c and tiff.c call in libheif, libavif, libjxl and libtiff, as tables filled
 // on first use (lazy_library.h says why they are not linked). Each list is the single place a
 // function is named: a call through the table to a function missing from its list does not
 // compile. Internal to CLoupeCodecs (not in include/).
@@ -7,7 +7,9 @@
 
 #include <avif/avif.h>
 #include <jxl/decode.h>
+#include <jxl/encode.h>
 #include <libheif/heif.h>
+#include <tiffio.h>
 
 #include "lazy_library.h"
 
@@ -37,7 +39,15 @@
     X(heif_image_get_plane_readonly)                  \
     X(heif_image_get_width)                           \
     X(heif_image_get_height)                          \
-    X(heif_image_release)
+    X(heif_image_release)                             \
+    X(heif_context_get_encoder_for_format)            \
+    X(heif_encoder_set_lossy_quality)                 \
+    X(heif_encoder_release)                           \
+    X(heif_image_create)                              \
+    X(heif_image_add_plane)                           \
+    X(heif_image_get_plane)                           \
+    X(heif_context_encode_image)                      \
+    X(heif_context_write)
 
 #define LC_AVIF_FUNCTIONS(X)      \
     X(avifResultToString)         \
@@ -69,16 +79,52 @@
     X(JxlDecoderGetColorAsICCProfile)   \
     X(JxlDecoderImageOutBufferSize)     \
     X(JxlDecoderSetImageOutBuffer)      \
-    X(JxlDecoderDestroy)
+    X(JxlDecoderDestroy)                \
+    X(JxlEncoderCreate)                 \
+    X(JxlEncoderDestroy)                \
+    X(JxlEncoderInitBasicInfo)          \
+    X(JxlEncoderSetBasicInfo)           \
+    X(JxlColorEncodingSetToSRGB)        \
+    X(JxlEncoderSetColorEncoding)       \
+    X(JxlEncoderFrameSettingsCreate)    \
+    X(JxlEncoderFrameSettingsSetOption) \
+    X(JxlEncoderSetFrameDistance)       \
+    X(JxlEncoderAddImageFrame)          \
+    X(JxlEncoderCloseInput)             \
+    X(JxlEncoderProcessOutput)
+
+#define LC_TIFF_FUNCTIONS(X)                  \
+    X(TIFFOpenOptionsAlloc)                   \
+    X(TIFFOpenOptionsFree)                    \
+    X(TIFFOpenOptionsSetMaxSingleMemAlloc)    \
+    X(TIFFOpenOptionsSetErrorHandlerExtR)     \
+    X(TIFFOpenOptionsSetWarningHandlerExtR)   \
+    X(TIFFClientOpenExt)                      \
+    X(TIFFClose)                              \
+    X(TIFFGetField)                           \
+    X(TIFFGetFieldDefaulted)                  \
+    X(TIFFRGBAImageOK)                        \
+    X(TIFFRGBAImageBegin)                     \
+    X(TIFFRGBAImageGet)                       \
+    X(TIFFRGBAImageEnd)                       \
+    X(TIFFSetField)                           \
+    X(TIFFDefaultStripSize)                   \
+    X(TIFFWriteScanline)                      \
+    X(TIFFIsTiled)                            \
+    X(TIFFScanlineSize64)                     \
+    X(TIFFReadScanline)                       \
+    X(TIFFWriteDirectory)
 
 typedef struct { LC_HEIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_heif_functions;
 typedef struct { LC_AVIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_avif_functions;
 typedef struct { LC_JXL_FUNCTIONS(LC_LAZY_MEMBER) } lc_jxl_functions;
+typedef struct { LC_TIFF_FUNCTIONS(LC_LAZY_MEMBER) } lc_tiff_functions;
 
 /// The library's table, loading it on the first call (thread-safe); NULL when it cannot be
 /// loaded, with the reason, naming the library, in `message`.
 const lc_heif_functions *lc_heif_functions_load(char *message);
 const lc_avif_functions *lc_avif_functions_load(char *message);
 const lc_jxl_functions *lc_jxl_functions_load(char *message);
+const lc_tiff_functions *lc_tiff_functions_load(char *message);
 
 #endif

@@ -48,6 +48,21 @@ struct ColorPlan: Sendable {
         }
     }
 
+    /// The still image a C decoder writes: a `width` x `height` bitmap that `decode` fills
+    /// (its output, bytes per row and message buffer; LC_OK or a failure whose message becomes
+    /// `.corrupt(format, …)`), converted by this plan, with the plan's warning and pending
+    /// conversion.
+    func decodeStill(_ metadata: ImageMetadata, width: Int, height: Int, format: ImageFormat,
+                     _ decode: (UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<CChar>) -> Int32) throws -> DecodedImage {
+        var message = CMessage()
+        let bitmap = try Bitmap(width: width, height: height) { out, stride in
+            let status = message.withPointer { decode(out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, $0) }
+            guard status == LC_OK else { throw ImageCodecError.corrupt(format, message: message.text) }
+            apply(to: out, bytesPerRow: stride, width: width, height: height)
+        }
+        return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning, pendingColorConversion: pending)
+    }
+
     /// `first` and `second` warnings as one message.
     static func combine(_ first: String?, _ second: String?) -> String? {
         switch (first, second) {

@@ -33,16 +33,9 @@ public struct HEIFDecoder: ImageDecoding {
                 let thumbnail = HEIFDecoder.usesThumbnail(info, maxPixelSize: options.maxPixelSize)
                 let width = Int(thumbnail ? info.thumbnail_width : info.width)
                 let height = Int(thumbnail ? info.thumbnail_height : info.height)
-                var message = CMessage()
-                let bitmap = try Bitmap(width: width, height: height) { out, stride in
-                    let status = message.withPointer { text in
-                        lc_heif_decode(heif, thumbnail ? 1 : 0, UInt32(width), UInt32(height),
-                                       out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, text)
-                    }
-                    guard status == LC_OK else { throw ImageCodecError.corrupt(.heif, message: message.text) }
-                    plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
+                return try plan.decodeStill(metadata, width: width, height: height, format: .heif) { out, stride, message in
+                    lc_heif_decode(heif, thumbnail ? 1 : 0, UInt32(width), UInt32(height), out, stride, message)
                 }
-                return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending)
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The default `ImageDecoding`: sniffs the format from the bytes and hands them to the
-/// matching decoder (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL).
+/// matching decoder (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO).
 public struct ImageDecoder: ImageDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -32,6 +32,9 @@ public struct ImageDecoder: ImageDecoding {
         case .heif: HEIFDecoder()
         case .avif: AVIFDecoder()
         case .jxl: JXLDecoder()
+        case .tiff: TIFFDecoder()
+        case .bmp: BMPDecoder()
+        case .ico: ICODecoder()
         }
     }
 }

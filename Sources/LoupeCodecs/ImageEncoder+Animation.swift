@@ -63,7 +63,7 @@ extension ImageEncoder {
                 case .webpLossless:
                     return lc_webp_encode_animation(pointers, milliseconds, UInt32(frames.count), UInt32(width), UInt32(height), stride, 1,
                                                     75, loop, cancel, &output, &size, text)
-                case .jpeg, .png, .avif:
+                case .jpeg, .png, .avif, .jxl, .heic, .tiff, .bmp, .ico:
                     throw ImageCodecError.invalidBitmap("\(format.imageFormat) cannot animate")
                 }
             }

@@ -22,6 +22,18 @@ public struct ImageEncoder: Sendable {
         /// GIF: up to 256 colours per frame chosen by libimagequant and dithered, one-bit
         /// transparency (alpha under half is transparent). Animations keep their frames.
         case gif
+        /// JPEG XL, lossy at `quality` 0...100 (cjxl's mapping to a distance), libjxl `effort`
+        /// 1 (fastest) ... 9; imgproxy's default effort is 4.
+        case jxl(quality: Int, effort: Int = 4)
+        /// HEIC: HEVC by libheif's encoder (x265 in Debian), 8 bits, at `quality` 0...100.
+        case heic(quality: Int)
+        /// TIFF: 8-bit RGB or RGBA (when the bitmap has transparency), Deflate-compressed, lossless.
+        case tiff
+        /// BMP: 24 bits, or 32 with an alpha mask (a V4 header) when the bitmap has transparency.
+        case bmp
+        /// ICO: one PNG image in an icon directory, as imgproxy writes it; at most 256 pixels a
+        /// side (a larger bitmap is refused: callers fit results to ``ImageFormat/maximumSide``).
+        case ico
 
         /// The container format this produces.
         public var imageFormat: ImageFormat {
@@ -31,20 +43,16 @@ public struct ImageEncoder: Sendable {
             case .webp, .webpLossless: .webp
             case .avif: .avif
             case .gif: .gif
+            case .jxl: .jxl
+            case .heic: .heif
+            case .tiff: .tiff
+            case .bmp: .bmp
+            case .ico: .ico
             }
         }
 
-        /// The largest width or height the format stores: JPEG, WebP and GIF keep sizes in 16,
-        /// 14 and 16 bits; refusing here is clearer than failing deep in C.
-        var maximumSide: Int {
-            switch self {
-            case .jpeg: 65_500
-            case .png: Int(Int32.max)
-            case .webp, .webpLossless: 16_383
-            case .avif: 65_536
-            case .gif: 65_535
-            }
-        }
+        /// The largest width or height the format stores (``ImageFormat/maximumSide``).
+        var maximumSide: Int { imageFormat.maximumSide }
     }
 
     /// Whether outputs embed the sRGB ICC profile (lcms2's, under 1 KB), for viewers that treat untagged
@@ -68,6 +76,11 @@ public struct ImageEncoder: Sendable {
         let maxSide = format.maximumSide
         guard bitmap.width <= maxSide, bitmap.height <= maxSide else {
             throw ImageCodecError.invalidBitmap("\(bitmap.width)x\(bitmap.height) exceeds \(format.imageFormat)'s \(maxSide) pixels per side")
+        }
+        switch format {
+        case .bmp: return BMPEncoder.bmp(bitmap)
+        case .ico: return BMPEncoder.ico(png: try encode(bitmap, as: .png), width: bitmap.width, height: bitmap.height)
+        default: break
         }
         var message = CMessage()
         let profile = embedsSRGBProfile ? ProfileEmbedding.sRGB : nil
@@ -97,6 +110,21 @@ public struct ImageEncoder: Sendable {
                     let icc = [UInt8](profile ?? Data())
                     return lc_avif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(speed),
                                           icc, icc.count, cancel, &output, &size, text)
+                case let .jxl(quality, effort):
+                    guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("JPEG XL quality \(quality) is outside 0...100") }
+                    guard (1...9).contains(effort) else { throw ImageCodecError.invalidBitmap("JPEG XL effort \(effort) is outside 1...9") }
+                    try CodecLibrary.require(.jxl)
+                    return lc_jxl_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), Int32(effort), cancel,
+                                         &output, &size, text)
+                case let .heic(quality):
+                    guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("HEIC quality \(quality) is outside 0...100") }
+                    try CodecLibrary.require(.heif)
+                    return lc_heif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), cancel, &output, &size, text)
+                case .tiff:
+                    try CodecLibrary.require(.tiff)
+                    return lc_tiff_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, cancel, &output, &size, text)
+                case .bmp, .ico:
+                    throw ImageCodecError.invalidBitmap("\(format.imageFormat) is written in Swift")
                 case .gif:
                     var frames: [UnsafePointer<UInt8>?] = [base]
                     return lc_gif_encode(&frames, nil, 1, width, height, stride, 0, Int32(Self.gifQuantizationSpeed), cancel, &output, &size,
@@ -115,7 +143,9 @@ public struct ImageEncoder: Sendable {
         case .webp, .webpLossless:
             ProfileEmbedding.webp(encoded, profile: profile, width: bitmap.width, height: bitmap.height, hasAlpha: bitmap.hasTransparency)
         case .avif: encoded  // libavif wrote it
-        case .gif: encoded  // GIF has no colour profiles; it means sRGB
+        // GIF has no colour profiles; it means sRGB. JPEG XL is tagged sRGB by libjxl, HEIC by
+        // libheif's nclx box; the others are written without one.
+        case .gif, .jxl, .heic, .tiff, .bmp, .ico: encoded
         }
     }
 }

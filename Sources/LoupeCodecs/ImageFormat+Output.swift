@@ -3,29 +3,46 @@
 /// for each. The one place the command-line tool, the service and the pipeline's stored copies
 /// take these answers from, so that they cannot drift apart.
 extension ImageFormat {
-    /// Whether ``ImageEncoder`` writes this format: JPEG, PNG, WebP, GIF and AVIF. HEIF and
-    /// JPEG XL are read only.
-    public var isWritable: Bool {
-        switch self {
-        case .jpeg, .png, .webp, .gif, .avif: true
-        case .heif, .jxl: false
-        }
-    }
+    /// Whether ``ImageEncoder`` writes this format: every format Loupe reads (HEIF as HEIC,
+    /// ICO as a PNG in an icon).
+    public var isWritable: Bool { true }
 
     /// Whether a result written in this format keeps an animation's frames, delays and loop
     /// count (GIF and WebP); the others keep its first frame.
     public var animates: Bool { self == .gif || self == .webp }
 
-    /// Whether the format is written with a quality (JPEG, WebP, AVIF): the lossy ones, which
-    /// can be made smaller by lowering it.
-    public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif }
+    /// Whether the format is written with a quality (JPEG, WebP, AVIF, JPEG XL, HEIC): the lossy
+    /// ones, which can be made smaller by lowering it.
+    public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif || self == .jxl || self == .heif }
 
-    /// The format of a result when none is asked for: the source's own where Loupe writes it
-    /// (GIF stays GIF, animated or not); for HEIF and JPEG XL, which Loupe does not write and
-    /// most browsers cannot show, JPEG, or PNG when the image has transparency, which JPEG
-    /// would lose. This is imgproxy's rule, so the service and the command-line tool agree.
+    /// Whether a result with no format asked keeps this source format: JPEG, PNG, WebP, GIF and
+    /// AVIF, which browsers show. HEIF, JPEG XL, TIFF, BMP and ICO sources become JPEG, or PNG
+    /// with transparency, as in imgproxy, whose preferred formats (JPEG, PNG, GIF) none of
+    /// them is.
+    public var isKeptWhenUnnamed: Bool { self == .jpeg || self == .png || self == .webp || self == .gif || self == .avif }
+
+    /// The largest width or height a result in this format may have: JPEG, WebP and GIF keep
+    /// sizes in 16, 14 and 16 bits; HEIC is refused past 16,384 as imgproxy refuses it; ICO is
+    /// an icon of at most 256. Refusing in the encoder is clearer than failing deep in C.
+    public var maximumSide: Int {
+        switch self {
+        case .jpeg: 65_500
+        case .png, .tiff, .bmp: Int(Int32.max)
+        case .webp: 16_383
+        case .avif: 65_536
+        case .heif: 16_384
+        case .jxl: 1 << 30
+        case .gif: 65_535
+        case .ico: 256
+        }
+    }
+
+    /// The format of a result when none is asked for: the source's own where it is one of
+    /// ``isKeptWhenUnnamed`` (GIF stays GIF, animated or not); for the others, JPEG, or PNG
+    /// when the image has transparency, which JPEG would lose. This is imgproxy's rule, so the
+    /// service and the command-line tool agree.
     public static func defaultOutput(forSource source: ImageFormat, transparent: Bool) -> ImageFormat {
-        source.isWritable ? source : fallbackOutput(transparent: transparent)
+        source.isKeptWhenUnnamed ? source : fallbackOutput(transparent: transparent)
     }
 
     /// The format of a result whose source format is not kept (Loupe does not write it, or a
@@ -34,9 +51,7 @@ extension ImageFormat {
     public static func fallbackOutput(transparent: Bool) -> ImageFormat { transparent ? .png : .jpeg }
 
     /// The encoder settings that write this format at `quality` (used by the lossy formats;
-    /// ignored by PNG and GIF). Throws `ImageCodecError.invalidBitmap` for a format Loupe does
-    /// not write (``isWritable``): a caller that picks one has a bug to report, not a substitute
-    /// to write silently.
+    /// ignored by the others).
     public func encoderFormat(quality: Int) throws(ImageCodecError) -> ImageEncoder.Format {
         switch self {
         case .jpeg: .jpeg(quality: quality)
@@ -44,15 +59,20 @@ extension ImageFormat {
         case .webp: .webp(quality: quality)
         case .gif: .gif
         case .avif: .avif(quality: quality)
-        case .heif, .jxl: throw .invalidBitmap("Loupe does not write \(self)")
+        case .jxl: .jxl(quality: quality)
+        case .heif: .heic(quality: quality)
+        case .tiff: .tiff
+        case .bmp: .bmp
+        case .ico: .ico
         }
     }
 
     /// The usual file extension, without the dot (`jpg` for JPEG, else the format's name).
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
-    /// The media type (`Content-Type`): `image/` and the format's name for every format here.
-    public var mimeType: String { "image/" + rawValue }
+    /// The media type (`Content-Type`): `image/` and the format's name, except ICO's
+    /// `image/x-icon` (what imgproxy and browsers use).
+    public var mimeType: String { self == .ico ? "image/x-icon" : "image/" + rawValue }
 }
 
 /// How a result's format and quality are chosen, given before the image is known (a URL, a

@@ -1,5 +1,5 @@
-/// The encoded formats LoupeCodecs reads; it writes JPEG, PNG, WebP (animated too), GIF (animated too)
-/// and AVIF.
+/// The encoded formats LoupeCodecs reads; ``isWritable`` tells which it writes (WebP and GIF
+/// animated too).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case jpeg
     case png
@@ -11,6 +11,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, Cust
     case avif
     /// JPEG XL, bare codestream or ISO BMFF container.
     case jxl
+    /// TIFF (and BigTIFF), read and written with libtiff; the first image of a multi-page file.
+    case tiff
+    /// Windows bitmap (BMP): uncompressed, RLE and bit-field variants.
+    case bmp
+    /// Windows icon (ICO): a directory of BMP or PNG images; the largest is read.
+    case ico
 
     /// Identifies the format from the leading bytes (magic numbers) alone: never from a file
     /// name or Content-Type, which lie. Returns nil for anything else.
@@ -30,6 +36,15 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, Cust
             self = .webp
         } else if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
             self = .jxl
+        } else if starts(Array("II".utf8)) && (starts([42, 0], at: 2) || starts([43, 0], at: 2))
+                    || starts(Array("MM".utf8)) && (starts([0, 42], at: 2) || starts([0, 43], at: 2)) {
+            self = .tiff
+        } else if starts(Array("BM".utf8)) && head.count >= 18 && BMPHeader.infoSizes.contains(Int(head[14]) | Int(head[15]) << 8)
+                    && head[16] == 0 && head[17] == 0 {
+            // "BM" alone is two bytes: the info header's size (one of the known ones) at 14 too.
+            self = .bmp
+        } else if starts([0, 0, 1, 0]) && head.count >= 6 && (head[4] != 0 || head[5] != 0) {
+            self = .ico
         } else if let format = ImageFormat(ftyp: head) {
             self = format
         } else {

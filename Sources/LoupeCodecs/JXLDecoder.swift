@@ -27,16 +27,10 @@ public struct JXLDecoder: ImageDecoding {
                 let options = try options.decided(for: metadata, by: afterHeader)
                 let source = info.icc.map { ColorSource.iccProfile(Data(bytes: $0, count: info.icc_size)) }
                 let plan = ColorPlan(source: source, pixels: info.grey != 0 ? .grey : .rgba, management: options.colorManagement)
-                var message = CMessage()
                 let width = metadata.width, height = metadata.height
-                let bitmap = try Bitmap(width: width, height: height) { out, stride in
-                    let status = message.withPointer {
-                        lc_jxl_decode(jxl, out.baseAddress?.assumingMemoryBound(to: UInt8.self), stride, UInt32(width), UInt32(height), $0)
-                    }
-                    guard status == LC_OK else { throw ImageCodecError.corrupt(.jxl, message: message.text) }
-                    plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
-                }
-                return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning, pendingColorConversion: plan.pending))
+                return try options.oriented(plan.decodeStill(metadata, width: width, height: height, format: .jxl) { out, stride, message in
+                    lc_jxl_decode(jxl, out, stride, UInt32(width), UInt32(height), message)
+                })
             }
         }
     }

@@ -4,7 +4,7 @@ import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 
-/// libheif, libavif and libjxl are opened on first use, not linked (CodecLibrary.swift says
+/// libheif, libavif, libjxl and libtiff are opened on first use, not linked (CodecLibrary.swift says
 /// why). What a process maps is only meaningful in a process where nothing else ran, so the
 /// "not loaded until needed" and "missing library" checks run in a child of their own
 /// (`LoupeCodecLibraryProbe`); in this process, where any other test may have loaded any of
@@ -14,6 +14,7 @@ import Testing
     static let heif = "formats/coffee.heic"
     static let avif = "formats/coffee.avif"
     static let jxl = "formats/coffee.jxl"
+    static let tiff = "legacy/video-001.tiff"
 
     /// One line of the probe's output: its fields, the mapped libraries last.
     struct Line: Equatable, CustomStringConvertible {
@@ -31,17 +32,18 @@ import Testing
     }
 
     @Test func aChildMapsACodecLibraryOnlyOnceItDecodesItsFormat() throws {
-        let files = [Self.jpeg, Self.heif, Self.avif, Self.jxl]
+        let files = [Self.jpeg, Self.heif, Self.avif, Self.jxl, Self.tiff]
         for file in files { _ = try Corpus.data(file) }  // CorpusMissing, not a confusing probe failure
         let lines = try Self.probe(files.map { Corpus.url($0).path })
         try #require(lines.count == 1 + 2 * files.count, "\(lines)")
         #expect(lines[0].fields == ["start", "-"])
         // Sniffing reads magic numbers only.
-        #expect(lines[1...4].map { $0.fields[2] } == ["jpeg", "heif", "avif", "jxl"])
-        #expect(lines[1...4].allSatisfy { $0.mapped.isEmpty }, "\(lines)")
-        let decodes = Array(lines[5...])
+        #expect(lines[1...5].map { $0.fields[2] } == ["jpeg", "heif", "avif", "jxl", "tiff"])
+        #expect(lines[1...5].allSatisfy { $0.mapped.isEmpty }, "\(lines)")
+        let decodes = Array(lines[6...])
         #expect(decodes.allSatisfy { $0.fields[2].hasPrefix("ok ") }, "\(decodes)")
-        #expect(decodes.map(\.mapped) == [[], ["libheif"], ["libheif", "libavif"], ["libheif", "libavif", "libjxl"]])
+        #expect(decodes.map(\.mapped) == [[], ["libheif"], ["libheif", "libavif"], ["libheif", "libavif", "libjxl"],
+                                          ["libheif", "libavif", "libjxl", "libtiff"]])
     }
 
     @Test func aMissingLibraryIsATypedErrorAndEverythingElseStillDecodes() throws {
@@ -58,7 +60,7 @@ import Testing
         #expect(lines.last?.mapped == ["libavif"])
     }
 
-    @Test(arguments: [(heif, "libheif"), (avif, "libavif"), (jxl, "libjxl")])
+    @Test(arguments: [(heif, "libheif"), (avif, "libavif"), (jxl, "libjxl"), (tiff, "libtiff")])
     func decodingMapsTheFormatsLibrary(file: String, library: String) throws {
         let data = try Corpus.data(file)
         let image = try ImageDecoder().decode(data)

@@ -207,9 +207,9 @@ typedef struct {
     int transfer;
 } lc_cicp;
 
-// MARK: - Codec libraries loaded on first use (libheif, libavif, libjxl)
+// MARK: - Codec libraries loaded on first use (libheif, libavif, libjxl, libtiff)
 
-// These three are opened with dlopen the first time their format is decoded or encoded, not
+// These four are opened with dlopen the first time their format is decoded or encoded, not
 // linked: with the codecs they bring, they cost every process ~8 ms of start-up CPU, and a
 // deployment may leave them out. The lc_heif_*, lc_avif_* and lc_jxl_* functions load their
 // library themselves and fail with its reason when it cannot be loaded; lc_codec_library_load
@@ -219,6 +219,7 @@ typedef enum {
     LC_LIBRARY_HEIF = 0,
     LC_LIBRARY_AVIF = 1,
     LC_LIBRARY_JXL = 2,
+    LC_LIBRARY_TIFF = 3,
 } lc_codec_library;
 
 /// Loads the library on the first call, once per process whatever the outcome (thread-safe).
@@ -262,6 +263,10 @@ lc_heif *lc_heif_create(const uint8_t *data, size_t size, int max_side, lc_heif_
 /// `out`; the decoded size must be `width`x`height` (the header's), else it is an error.
 int lc_heif_decode(lc_heif *heif, int thumbnail, uint32_t width, uint32_t height, uint8_t *out, size_t stride, char *message);
 void lc_heif_destroy(lc_heif *heif);
+/// Encodes RGBA (`has_alpha` 0 writes RGB) as an 8-bit HEIC (HEVC by libheif's encoder, x265 in
+/// Debian) at libheif's lossy `quality` 0...100. `*out` is freed with lc_free.
+int lc_heif_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality,
+                   const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - AVIF (libavif)
 
@@ -322,6 +327,43 @@ lc_jxl *lc_jxl_create(const uint8_t *data, size_t size, lc_jxl_info *info, char 
 /// Decodes the first frame as RGBA8 into a tightly packed `out` (stride = width * 4).
 int lc_jxl_decode(lc_jxl *jxl, uint8_t *out, size_t stride, uint32_t width, uint32_t height, char *message);
 void lc_jxl_destroy(lc_jxl *jxl);
+/// Encodes RGBA (`has_alpha` 0 writes RGB) as a lossy 8-bit JPEG XL tagged sRGB, at `quality`
+/// 0...100 (cjxl's mapping to a distance) and libjxl `effort` 1...9. `*out` is freed with lc_free.
+int lc_jxl_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int quality, int effort,
+                  const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
+
+// MARK: - TIFF (libtiff)
+
+typedef struct lc_tiff lc_tiff;
+
+typedef struct {
+    /// Size of the first image (directory; the only one decoded) as stored, before orientation.
+    uint32_t width;
+    uint32_t height;
+    /// The Orientation tag, 1...8 (EXIF's values); not applied by the decoder.
+    int orientation;
+    /// 1 for grey (PhotometricInterpretation MinIsBlack or MinIsWhite; output R = G = B).
+    int grey;
+    /// 1 for CMYK, which libtiff converts to RGB without a profile.
+    int cmyk;
+    /// 1 when an extra sample is alpha (associated or not).
+    int has_alpha;
+    /// The first image's ICC profile (not reported for CMYK), or NULL; valid until destroy.
+    const uint8_t *icc;
+    size_t icc_size;
+} lc_tiff_info;
+
+/// Reads the first image's header; allocates no pixel memory. No single allocation libtiff
+/// makes for this file may exceed `max_allocation` bytes. `data` must outlive the handle.
+lc_tiff *lc_tiff_create(const uint8_t *data, size_t size, size_t max_allocation, lc_tiff_info *info, char *message);
+/// Decodes the first image as straight RGBA8 into a tightly packed `out` (stride = width * 4),
+/// rows as stored (the orientation not applied).
+int lc_tiff_decode(lc_tiff *tiff, uint8_t *out, size_t stride, uint32_t width, uint32_t height, char *message);
+void lc_tiff_destroy(lc_tiff *tiff);
+/// Encodes RGBA (`has_alpha` 0 writes RGB) as an 8-bit Deflate-compressed TIFF. `*out` is
+/// freed with lc_free.
+int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, const lc_cancel *cancel,
+                   uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - Colour (lcms2)
 

@@ -23,7 +23,7 @@ extension ImgproxyOption {
             differences: "the source must still be allowed (`--allowed-sources`, the SSRF guard), within `--max-source-size`, "
                 + "and an image whose header is within `--max-source-pixels` and the frame limits; `Content-Type` is "
                 + "the sniffed format's, not the origin's; the file name's extension is the format's; the URL's "
-                + "extension is still parsed, so one Loupe cannot write (`@bmp`) is a 400 "
+                + "extension is still parsed, so one Loupe cannot write (`@svg`) is a 400 "
                 + "(`HandlingOptionsTests.rawAnswersTheSourceBytesWithEveryLimitChecked`)")
         ) { arguments, options throws(ServiceError) in
             options.raw = try arguments.boolean(arguments[0])
@@ -125,8 +125,9 @@ extension ImgproxyOption {
         switch name {
         case "png": .png
         case "gif": .gif
-        case "heic": .heif
-        case "jxl": .jxl
+        case "tiff": .tiff
+        case "bmp": .bmp
+        case "ico": .ico
         default: nil
         }
     }

@@ -107,9 +107,9 @@ extension ImgproxyOption {
         ImgproxyOption(["format_quality", "fq"], arguments: 2...Int.max, fields: [OptionField(\.formatQuality, key: "fq")], documentation: .init(
             meaning: "`format:quality` pairs, under `quality`, over `IMGPROXY_FORMAT_QUALITY` and `IMGPROXY_QUALITY`; 0 is \"not set\"",
             loupe: "yes; the server setting is `--format-quality jpeg=80,webp=70`",
-            differences: "formats Loupe never writes with a quality (png, gif, heic, jxl, ico, svg, bmp, tiff) are accepted "
+            differences: "formats Loupe never writes with a quality (png, gif, ico, svg, bmp, tiff) are accepted "
                 + "and change nothing; imgproxy's default `IMGPROXY_FORMAT_QUALITY` is `webp=79,avif=63,jxl=77`, "
-                + "Loupe's is empty (every format gets `--quality`, 80) (`OutputOptionsTests.formatQualityPrecedence`)")
+                + "Loupe's is `jxl=77` (every other format gets `--quality`, 80) (`OutputOptionsTests.formatQualityPrecedence`)")
         ) { arguments, options throws(ServiceError) in
             guard arguments.count % 2 == 0 else {
                 throw .badOption("option '\(arguments.name)' takes format:quality pairs, got \(arguments.count) arguments")
@@ -130,10 +130,13 @@ extension ImgproxyOption {
         .wholeNumber(["max_bytes", "mb"], \.maxBytes, key: "mb", unit: "bytes", largest: 1 << 40, documentation: .init(
             meaning: "re-encode at lower qualities until the result fits: ×0.25 when over 3× the limit, ×0.5 over 1.5×, "
                 + "else ×0.75, at least one lower; stops at quality 10 with whatever size",
-            loupe: "yes, for JPEG, WebP and AVIF, the same steps",
+            loupe: "yes, for JPEG, WebP, AVIF, JPEG XL and HEIC, the same steps",
             differences: "— (`OutputOptionsTests.maxBytesLowersTheQualityUntilTheResultFits` for all three formats)")),
         ImgproxyOption(["format", "f", "ext"], arguments: 1...1, fields: [OptionField(\.format, key: "f")],
-                       documentation: .init(meaning: "output format", loupe: "jpg, png, webp, avif, gif", differences: "imgproxy's other formats (jxl, heic, tiff, bmp, ico, svg) are a 400")
+                       documentation: .init(
+                           meaning: "output format", loupe: "jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico",
+                           differences: "`svg` is a 400; TIFF is written Deflate-compressed (imgproxy: uncompressed); a result larger than "
+                               + "its format holds is scaled to fit, as imgproxy does (ICO 256, HEIC 16,384, WebP 16,383)")
         ) { arguments, options throws(ServiceError) in
             options.format = try ImgproxyURL.format(named: arguments[0])
         },

@@ -117,7 +117,12 @@ public struct ImgproxyURL: Sendable, Equatable {
         case "webp": return .webp
         case "avif": return .avif
         case "gif": return .gif
-        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif, gif)")
+        case "jxl": return .jxl
+        case "heic": return .heif
+        case "tiff": return .tiff
+        case "bmp": return .bmp
+        case "ico": return .ico
+        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico)")
         }
     }
 
@@ -129,7 +134,9 @@ public struct ImgproxyURL: Sendable, Equatable {
         case "jpeg", "jpg": return .some(.jpeg)
         case "webp": return .some(.webp)
         case "avif": return .some(.avif)
-        case "png", "gif", "heic", "jxl", "ico", "svg", "bmp", "tiff": return .some(nil)
+        case "jxl": return .some(.jxl)
+        case "heic": return .some(.heif)
+        case "png", "gif", "ico", "svg", "bmp", "tiff": return .some(nil)
         default: return nil
         }
     }

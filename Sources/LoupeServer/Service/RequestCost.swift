@@ -34,8 +34,8 @@ struct RequestCost: Sendable {
     /// Pixel operations to decode one pixel of `format`.
     static func decodeOperations(_ format: ImageFormat) -> Double {
         switch format {
-        case .jpeg, .gif: 8
-        case .png, .webp: 15
+        case .jpeg, .gif, .bmp, .ico: 8
+        case .png, .webp, .tiff: 15
         case .heif, .avif, .jxl: 60
         }
     }
@@ -43,10 +43,10 @@ struct RequestCost: Sendable {
     /// Pixel operations to encode one pixel as `format`.
     static func encodeOperations(_ format: ImageFormat) -> Double {
         switch format {
-        case .jpeg: 10
+        case .jpeg, .bmp, .ico: 10
         case .gif: 60
         case .webp: 100
-        case .png: 200
+        case .png, .tiff: 200
         case .jxl: 300
         case .heif, .avif: 800
         }
@@ -57,7 +57,8 @@ struct RequestCost: Sendable {
         switch format {
         case .jpeg: 1
         case .gif, .webp: 3
-        case .png, .heif, .avif, .jxl: 6
+        case .bmp, .ico: 4
+        case .png, .heif, .avif, .jxl, .tiff: 6
         }
     }
 }

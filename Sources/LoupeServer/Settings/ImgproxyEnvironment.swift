@@ -52,7 +52,7 @@ public enum ImgproxyEnvironment {
         ("IMGPROXY_ENFORCE_WEBP", false, "Loupe never overrides a format the URL names"),
         ("IMGPROXY_ENFORCE_AVIF", false, "Loupe never overrides a format the URL names"),
         ("IMGPROXY_ENFORCE_JXL", false, "Loupe never overrides a format the URL names"),
-        ("IMGPROXY_AUTO_JXL", false, "Loupe does not encode JPEG XL"),
+        ("IMGPROXY_AUTO_JXL", false, "Loupe does not negotiate JPEG XL from Accept; a URL's @jxl or f:jxl writes it"),
         ("IMGPROXY_USE_ETAG", true, "Loupe always sends an ETag (a digest of the result) and answers If-None-Match"),
         ("IMGPROXY_STRIP_METADATA", true, "Loupe always strips metadata from results"),
     ]

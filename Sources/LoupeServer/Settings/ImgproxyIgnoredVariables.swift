@@ -39,8 +39,9 @@ enum ImgproxyIgnoredVariables {
             "AVIF_SPEED", "JXL_EFFORT", "WEBP_EFFORT", "WEBP_PRESET", "JPEG_PROGRESSIVE", "PNG_INTERLACED",
             "PNG_QUANTIZE", "PNG_QUANTIZATION_COLORS",
         ]),
-        ("SVG and TIFF sources are not supported", [
-            "ALWAYS_RASTERIZE_SVG", "SANITIZE_SVG", "SVG_UNLIMITED", "TIFF_UNLIMITED", "PNG_UNLIMITED",
+        ("SVG sources are not supported", ["ALWAYS_RASTERIZE_SVG", "SANITIZE_SVG", "SVG_UNLIMITED"]),
+        ("Loupe has no such switch: TIFF and PNG sources are always read with their allocations bounded by the pixel limits", [
+            "TIFF_UNLIMITED", "PNG_UNLIMITED",
         ]),
         ("fallback images are not supported: a failed source is a JSON error with its status", [
             "FALLBACK_IMAGE_DATA", "FALLBACK_IMAGE_HTTP_CODE", "FALLBACK_IMAGE_PATH", "FALLBACK_IMAGE_TTL",

@@ -114,8 +114,9 @@ public struct ServerSettings: Sendable {
     /// The sample photos, feed and menu the playground offers (set by `loupe serve --dev`).
     public var playgroundSamples = PlaygroundSamples()
     /// Quality per output format when the URL gives none, over ``defaultQuality`` (imgproxy's
-    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it.
-    public var formatQuality: [ImageFormat: Int] = [:]
+    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it. JPEG XL
+    /// starts at imgproxy's 77.
+    public var formatQuality: [ImageFormat: Int] = [.jxl: 77]
     /// The watermark image URLs' `watermark`/`wm` draws (imgproxy's `IMGPROXY_WATERMARK_*`);
     /// `nil`: none, and `wm` draws nothing. Loaded by ``ImageRoutes/reloadWatermark()``.
     public var watermark: WatermarkSource?
