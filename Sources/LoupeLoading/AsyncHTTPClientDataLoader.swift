@@ -27,20 +27,33 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     /// body, instead of thrown: for a loader on top that reads the server's error document
     /// (S3's XML `Code`).
     let returnsErrorResponses: Bool
+    /// Where bodies cut off are kept, for the next load of their resource to resume; `nil` for
+    /// a loader that always starts over.
+    public let resumableDownloads: ResumableDownloads?
 
     /// The redirect statuses followed (as browsers and AsyncHTTPClient do), with a `Location`.
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Creates a loader with its own connection pools on NIO's shared event loops; connections
     /// go only to addresses `addressPolicy` allows (by default, any).
-    public convenience init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted) {
-        self.init(limits: limits, addressPolicy: addressPolicy, returnsErrorResponses: false)
+    ///
+    /// - Parameters:
+    ///   - limits: the size, time and redirect limits of every load.
+    ///   - addressPolicy: the addresses connections may go to.
+    ///   - resumableDownloads: where bodies cut off are kept so the next load of their resource
+    ///     asks only for the rest; by default a store of its own with the default bounds, `nil`
+    ///     to always start over.
+    public convenience init(limits: HTTPLoadingLimits = HTTPLoadingLimits(), addressPolicy: NetworkAddressPolicy = .unrestricted,
+                            resumableDownloads: ResumableDownloads? = ResumableDownloads()) {
+        self.init(limits: limits, addressPolicy: addressPolicy, returnsErrorResponses: false, resumableDownloads: resumableDownloads)
     }
 
     /// A loader that, with `returnsErrorResponses`, answers an error status with a response
     /// holding at most ``errorBodyLimit`` bytes of its body.
-    package init(limits: HTTPLoadingLimits, addressPolicy: NetworkAddressPolicy, returnsErrorResponses: Bool) {
+    package init(limits: HTTPLoadingLimits, addressPolicy: NetworkAddressPolicy, returnsErrorResponses: Bool,
+                 resumableDownloads: ResumableDownloads? = nil) {
         self.returnsErrorResponses = returnsErrorResponses
+        self.resumableDownloads = resumableDownloads
         self.limits = limits
         self.addressPolicy = addressPolicy
         let make: @Sendable ([String: String]) -> HTTPClient.Configuration = { dnsOverride in
@@ -86,8 +99,30 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         try request.checkMethodAndHeaders()
         let timeLimit = request.timeLimit(within: limits.totalTimeout) ?? limits.totalTimeout
         let stage = NIOLockedValueBox(DataLoadingError.TimeoutStage.connect)
+        let partial = resumableDownloads?.take(for: request)
         return try await withTotalTimeout(timeLimit, stage: { stage.withLockedValue { $0 } }) { [self] in
-            try await load(request, timeLimit: timeLimit, progress: progress, stage: stage)
+            do {
+                return try await load(request, resuming: partial, timeLimit: timeLimit, progress: progress, stage: stage)
+            } catch is ResumeRefused {
+                // The server's answer to the range does not continue the bytes kept: once more,
+                // for the whole body, within the same time limit.
+                return try await load(request, resuming: nil, timeLimit: timeLimit, progress: progress, stage: stage)
+            } catch {
+                // Failed before a body came (refused, timed out, cancelled): the bytes kept wait
+                // for the next load, unless that body was cut off and kept in their place.
+                if let partial, Self.mayResumeAfter(error) { resumableDownloads?.restore(partial, for: request) }
+                throw error
+            }
+        }
+    }
+
+    /// Whether a load that failed with `error` leaves its resource worth resuming: the network,
+    /// a timeout or the caller ended it, not the server's answer.
+    private static func mayResumeAfter(_ error: any Error) -> Bool {
+        switch error {
+        case is CancellationError: true
+        case DataLoadingError.network, DataLoadingError.timedOut: true
+        default: false
         }
     }
 
@@ -99,12 +134,13 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     }
 
     /// Follows `request`'s redirects, each hop checked before it connects, and reads the last
-    /// hop's answer; `stage` tracks where the load is, for a timeout's message.
-    private func load(_ request: DataRequest, timeLimit: Duration, progress: DataLoadingProgress?,
+    /// hop's answer, asking only for the bytes after `partial`'s when given; `stage` tracks
+    /// where the load is, for a timeout's message.
+    private func load(_ request: DataRequest, resuming partial: PartialDownload?, timeLimit: Duration, progress: DataLoadingProgress?,
                       stage: NIOLockedValueBox<DataLoadingError.TimeoutStage>) async throws -> DataResponse {
         let deadline = NIODeadline.now() + TimeAmount(timeLimit)
         var url = request.url
-        var hop = request
+        var hop = partial?.resuming(request) ?? request
         var visited: Set<String> = [url.absoluteString]
         do {
             // Bounded: every turn but the last follows a redirect, at most `maximumRedirects`,
@@ -126,13 +162,15 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
                     continue
                 }
                 stage.withLockedValue { $0 = .body }
-                let result = try await read(response, from: url, progress: progress)
+                let result = try await read(response, from: url, for: request, resuming: partial, progress: progress)
                 // The client (with the connection the body came on) lives until the body is read.
                 withExtendedLifetime(owner) {}
                 return result
             }
         } catch let error as DataLoadingError {
             throw error
+        } catch let refused as ResumeRefused {
+            throw refused
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -195,33 +233,62 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 
-    /// The final hop's answer: its status checked, its body read within the size limit.
-    private func read(_ response: HTTPClientResponse, from url: URL, progress: DataLoadingProgress?) async throws -> DataResponse {
-        let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { "\($0), \($1)" }
-        let status = Int(response.status.code)
+    /// The final hop's answer: its status checked, its body read within the size limit. With
+    /// `partial`, a `206` that continues it is appended to it and answered as the whole body
+    /// (`200`); a `416` or a range that does not continue it throws ``ResumeRefused``. A body
+    /// cut off while read is kept for `request`'s next load, when it can be resumed.
+    private func read(_ response: HTTPClientResponse, from url: URL, for request: DataRequest, resuming partial: PartialDownload?,
+                      progress: DataLoadingProgress?) async throws -> DataResponse {
+        var headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { "\($0), \($1)" }
+        var status = Int(response.status.code)
+        let resumed = partial != nil && status == 206
+        if let partial, status == 416 || resumed && !partial.isContinued(by: headers["content-range"]) { throw ResumeRefused() }
         guard (200..<300).contains(status) || status == 304 else {
             if returnsErrorResponses { return try await readErrorBody(response, status: status, headers: headers, from: url) }
             throw DataLoadingError.httpStatus(
                 status, url: url.absoluteString, retryAfter: headers["retry-after"].flatMap(RetryAfter.seconds))
         }
+        let start = resumed ? partial?.data ?? Data() : Data()
         let declared = headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        if let declared, declared > limits.maximumBodySize {
+        if let declared, start.count + declared > limits.maximumBodySize {
             // Refused from the header alone: dropping the response closes the stream.
-            throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: declared)
+            throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: start.count + declared)
         }
-        var body = Data()
-        if let declared { body.reserveCapacity(declared) }
-        for try await chunk in response.body {
-            guard body.count + chunk.readableBytes <= limits.maximumBodySize else {
-                throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: nil)
+        let expected = declared.map { start.count + $0 }
+        var body = start
+        if let expected { body.reserveCapacity(expected) }
+        do {
+            for try await chunk in response.body {
+                guard body.count + chunk.readableBytes <= limits.maximumBodySize else {
+                    throw DataLoadingError.tooLarge(limit: limits.maximumBodySize, declared: nil)
+                }
+                chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+                progress?(body.count, expected)
             }
-            chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
-            progress?(body.count, declared)
+        } catch {
+            // Cut off by the network, a timeout or the caller leaving (not refused here): what
+            // arrived is kept for the next load, which asks for the rest.
+            if !(error is DataLoadingError), status == 200 || resumed {
+                keepCutOffBody(body, headers: resumed ? partial?.headers ?? headers : headers, expected: expected, for: request)
+            }
+            throw error
         }
-        if let declared, declared != body.count, status != 304 {
-            throw DataLoadingError.invalidResponse("received \(body.count) bytes, Content-Length said \(declared)")
+        if let expected, expected != body.count, status != 304 {
+            throw DataLoadingError.invalidResponse("received \(body.count - start.count) bytes, Content-Length said \(expected - start.count)")
+        }
+        if resumed, let partial {
+            headers = partial.completedHeaders(updatedBy: headers, length: body.count)
+            status = 200
         }
         return DataResponse(data: body, statusCode: status, headers: headers, url: url)
+    }
+
+    /// Keeps what arrived of a body cut off, with its full response's `headers`, if the store
+    /// and the response allow resuming it.
+    private func keepCutOffBody(_ body: Data, headers: [String: String], expected: Int?, for request: DataRequest) {
+        guard let resumableDownloads, resumableDownloads.isResumable(request),
+              let partial = PartialDownload(data: body, headers: headers, completeLength: expected) else { return }
+        resumableDownloads.keep(partial, for: request)
     }
 
     /// The most of an error answer's body that is kept: an error document is small, and the
@@ -266,6 +333,9 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         return DataLoadingError.network(String(describing: error))
     }
 }
+
+/// A resumed load's answer that does not continue the bytes kept: the load starts over.
+private struct ResumeRefused: Error {}
 
 /// The connect-time guard's refusal, carried through AsyncHTTPClient's connection pool.
 struct ForbiddenAddress: Error {

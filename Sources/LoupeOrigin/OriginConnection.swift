@@ -58,6 +58,7 @@ struct OriginConnection {
         let (path, query) = OriginRequest.splitting(target: head.uri)
         let request = OriginRequest(
             method: head.method.rawValue, path: path, query: query, headers: head.headers.map { ($0.name, $0.value) })
+        registry.log(request)
         let response = await handler(request)
         if response.delay > .zero { try await Task.sleep(for: response.delay) }
         let body = ByteBuffer(bytes: response.body)

@@ -10,7 +10,12 @@ final class OriginRegistry: Sendable {
         var connections: [ObjectIdentifier: any Channel] = [:]
         var acceptedConnections = 0
         var isStopped = false
+        /// The latest requests, oldest first, at most ``OriginRegistry/requestLogLimit``.
+        var requestLog: [OriginRequest] = []
     }
+
+    /// How many requests the log keeps: enough for any test, bounded for `loupe demo`.
+    static let requestLogLimit = 1024
 
     private let state = Locked(State())
 
@@ -21,6 +26,17 @@ final class OriginRegistry: Sendable {
             state.totalRequests += 1
         }
     }
+
+    /// Logs `request` with its headers, dropping the oldest past the log's limit.
+    func log(_ request: OriginRequest) {
+        state.withLock { state in
+            if state.requestLog.count >= Self.requestLogLimit { state.requestLog.removeFirst() }
+            state.requestLog.append(request)
+        }
+    }
+
+    /// The logged requests for `path`, oldest first.
+    func requests(for path: String) -> [OriginRequest] { state.withLock { $0.requestLog.filter { $0.path == path } } }
 
     func requestCount(for path: String) -> Int { state.withLock { $0.requestsByPath[path] ?? 0 } }
     var totalRequests: Int { state.withLock { $0.totalRequests } }

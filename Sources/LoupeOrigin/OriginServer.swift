@@ -119,6 +119,12 @@ package final class OriginServer: Sendable {
         registry.requestCount(for: path.hasPrefix("/") ? path : "/" + path)
     }
 
+    /// The requests for `path` (query excluded; with or without its leading `/`) with their
+    /// headers, oldest first: the origin's log (its latest requests, up to its limit).
+    package func requests(for path: String) -> [OriginRequest] {
+        registry.requests(for: path.hasPrefix("/") ? path : "/" + path)
+    }
+
     /// How many requests arrived, for any path.
     package var totalRequests: Int { registry.totalRequests }
 

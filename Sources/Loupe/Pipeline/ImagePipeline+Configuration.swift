@@ -75,10 +75,20 @@ extension ImagePipeline {
         /// cooperative pool. Default: the number of cores.
         public var maximumConcurrentProcessing = ProcessInfo.processInfo.activeProcessorCount
         /// Memory shared by downloaded data waiting to be decoded and by decodes' pixels; `nil`
-        /// for no bound. A download waits (in arrival order) while the budget is spent, so a
-        /// burst of requests for large sources cannot hold more sources in memory than it
-        /// allows; decodes, already on their workers, take theirs at once.
-        package var memoryBudget: MemoryBudget?
+        /// (the default) for no bound. A download waits (in arrival order) while the budget is
+        /// spent, so a burst of requests for large sources cannot hold more sources in memory
+        /// than it allows; decodes, already on their workers, take theirs at once. One budget
+        /// may be shared by several pipelines.
+        ///
+        /// ```swift
+        /// configuration.memoryBudget = MemoryBudget(limit: 256 << 20)
+        /// ```
+        public var memoryBudget: MemoryBudget?
+        /// How the memory cache gives memory back when the process's memory is short (Linux
+        /// cgroup v2: its group's `memory.events` or `memory.pressure`); `nil` never trims by
+        /// itself (``ImagePipelineCache/trim(to:)`` still does). Off where the system does not
+        /// report pressure.
+        public var memoryPressureTrimming: MemoryPressureTrimming? = MemoryPressureTrimming()
 
         /// Where requests' keys, stages and outcomes are logged (debug), and failures (at
         /// ``failureLogLevel``). Set `logger.logLevel` to choose what is logged at all.
@@ -97,6 +107,42 @@ extension ImagePipeline {
         ) {
             self.dataCache = dataCache
             self.dataLoader = dataLoader
+        }
+    }
+
+    /// How the memory cache is trimmed under the process's memory pressure.
+    public struct MemoryPressureTrimming: Sendable {
+        /// Between two reads of the pressure files (at least `MemoryPressureMonitor.minimumInterval`).
+        public var pollInterval: Duration
+        /// The share of ``Configuration/memoryCacheCostLimit`` (0...1) the memory cache is
+        /// trimmed to when pressure rises.
+        public var retainedFraction: Double
+        /// The PSI `some avg10` percentage (0...100) counted as pressure, beside the group's
+        /// `high`, `max` and `oom` events, which always are.
+        public var stallThreshold: Double
+        /// The cgroup folder read; `nil` for the process's own.
+        public var cgroupDirectory: URL?
+
+        /// Trimming to `retainedFraction` of the cost limit (half by default) when, polled every
+        /// `pollInterval` (a second by default), the group hit its memory limits or its tasks
+        /// stalled on memory for `stallThreshold` percent of the last ten seconds (10 by default).
+        public init(pollInterval: Duration = .seconds(1), retainedFraction: Double = 0.5, stallThreshold: Double = 10,
+                    cgroupDirectory: URL? = nil) {
+            self.pollInterval = pollInterval
+            self.retainedFraction = min(1, max(0, retainedFraction))
+            self.stallThreshold = stallThreshold
+            self.cgroupDirectory = cgroupDirectory
+        }
+    }
+
+    /// The monitor that trims `memoryCache` as `configuration` says, or `nil`.
+    static func pressureMonitor(configuration: Configuration, memoryCache: MemoryCache<ImageKey, StagedImage>?) -> MemoryPressureMonitor? {
+        guard let trimming = configuration.memoryPressureTrimming, let memoryCache else { return nil }
+        let retained = Int(Double(configuration.memoryCacheCostLimit) * trimming.retainedFraction)
+        return MemoryPressureMonitor(directory: trimming.cgroupDirectory, interval: trimming.pollInterval,
+                                     stallThreshold: trimming.stallThreshold) { [logger = configuration.logger] in
+            logger.debug("memory pressure: trimming the memory cache", metadata: ["to": "\(retained)"])
+            memoryCache.trim(toCost: retained)
         }
     }
 

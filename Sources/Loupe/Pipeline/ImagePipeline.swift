@@ -64,6 +64,9 @@ public final class ImagePipeline: Sendable {
     /// Whether debug messages are logged: checked once, because our copy of the logger never
     /// changes and the check is on the memory hit path.
     let logsDebug: Bool
+    /// Trims the memory cache under the process's memory pressure; `nil` when off or where the
+    /// system does not report it.
+    let pressureMonitor: MemoryPressureMonitor?
 
     /// Creates a pipeline. Nothing is loaded until a request arrives.
     public init(configuration: Configuration = Configuration()) {
@@ -84,6 +87,7 @@ public final class ImagePipeline: Sendable {
             maximumConcurrency: configuration.maximumConcurrentDataLoads,
             rateLimit: configuration.dataLoadRateLimit)
         processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
+        pressureMonitor = Self.pressureMonitor(configuration: configuration, memoryCache: memoryCache)
 
         // Bottom up: each stage holds the one below it.
         let context = StageContext(
@@ -198,7 +202,12 @@ public final class ImagePipeline: Sendable {
 
     /// The image for `request` if the memory cache holds it; never loads.
     public func cachedImage(for request: ImageRequest) -> ImageContainer? {
-        memoryCache?.value(forKey: ImageKey(request))?.container
+        cache.image(for: request)
+    }
+
+    /// The caches in code: look up, store and remove images and data, trim the memory cache.
+    public var cache: ImagePipelineCache {
+        ImagePipelineCache(memoryCache: memoryCache, dataCacheWriter: dataCacheWriter, configuration: configuration)
     }
 
     /// Whether the disk cache holds fresh data for `request` (local files and bytes the request
@@ -218,11 +227,8 @@ public final class ImagePipeline: Sendable {
     /// Removes the image for `request` from the memory cache (and, with `includingDisk`, its
     /// data from the disk cache).
     public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {
-        let key = ImageKey(request)
-        _ = memoryCache?.removeValue(forKey: key)
-        guard includingDisk, let dataCacheWriter else { return }
-        dataCacheWriter.remove(forKey: key.dataKey)
-        dataCacheWriter.remove(forKey: key.diskKey)
+        cache.removeImage(for: request)
+        if includingDisk { cache.removeData(for: request) }
     }
 
     /// Returns once everything handed to the disk cache so far is written. Writes happen in the
@@ -238,6 +244,7 @@ public final class ImagePipeline: Sendable {
     /// Requests made afterwards still load, from the network or local files, without the disk
     /// cache. Calling it again does nothing more.
     public func shutdown() async {
+        pressureMonitor?.stop()
         await dataCacheWriter?.close()
         memoryCache?.removeAll()
     }
@@ -249,11 +256,7 @@ public final class ImagePipeline: Sendable {
 
     /// The memory cache's size now: how many images it holds and their cost in bytes of pixels
     /// (at most ``Configuration/memoryCacheCostLimit``); zeros when it is disabled.
-    public var memoryCacheUsage: (count: Int, cost: Int) {
-        guard let memoryCache else { return (0, 0) }
-        let statistics = memoryCache.statistics
-        return (statistics.count, statistics.totalCost)
-    }
+    public var memoryCacheUsage: (count: Int, cost: Int) { cache.memoryUsage }
 
     /// What the pipeline has done so far.
     public var statistics: Statistics { recorder.snapshot }
@@ -288,7 +291,7 @@ public final class ImagePipeline: Sendable {
     /// were a sixth of the hit). On a miss the clock starts after the lookup, whose fraction of a
     /// microsecond the total then leaves out.
     func memoryHit(for request: ImageRequest) -> ImageResponse? {
-        guard request.cachePolicy.readsMemory, let memoryCache,
+        guard request.cachePolicy.readsMemory, !request.cacheUse.options.contains(.skipMemoryCacheRead), let memoryCache,
               let hit = memoryCache.value(forKey: ImageKey(request))
         else {
             recorder.record(.memoryMisses)

@@ -65,6 +65,20 @@ public struct ImageRequest: Sendable {
         get { storage.cachePolicy }
         set { update { $0.cachePolicy = newValue } }
     }
+    /// The caches this request does not read or does not write (``CacheOptions``), on top of
+    /// its ``cachePolicy``. Empty by default: every cache is read and written.
+    public var cacheOptions: CacheOptions {
+        get { storage.cacheUse.options }
+        set { update { $0.cacheUse.options = newValue } }
+    }
+    /// How long what this request stores stays: its image in the memory cache, its processed
+    /// image on disk, and at most this long fresh for its downloaded data on disk (a server's
+    /// shorter freshness still holds). `nil` (the default) for the configuration's lifetimes
+    /// and the server's freshness.
+    public var cacheLifetime: Duration? {
+        get { storage.cacheUse.lifetime }
+        set { update { $0.cacheUse.lifetime = newValue.map { max(.zero, $0) } } }
+    }
     /// Whether a stale copy in the disk cache is answered at once while the server is asked
     /// for a newer one in the background (an ``ImageTask`` then sends
     /// ``ImageTask/Event/updated(_:)`` if the server has new bytes, nothing on `304 Not Modified`);
@@ -105,6 +119,8 @@ public struct ImageRequest: Sendable {
     var sourceScaling: (any SourceScaledProcessing)? { storage.sourceScaling }
     /// The stale policies as given.
     var staleUse: StaleUse { storage.staleUse }
+    /// The cache options and lifetime as given.
+    var cacheUse: CacheUse { storage.cacheUse }
 
     // One immutable object behind the value: a request is copied on every memory hit (into the
     // response), and a copy is one reference instead of one per field; the keys derived from
@@ -123,6 +139,7 @@ public struct ImageRequest: Sendable {
         let cachePolicy: CachePolicy
         let cacheKey: String?
         let staleUse: StaleUse
+        let cacheUse: CacheUse
         let imageKey: ImagePipeline.ImageKey
         let sourceScaling: (any SourceScaledProcessing)?
 
@@ -137,6 +154,7 @@ public struct ImageRequest: Sendable {
             cachePolicy = fields.cachePolicy
             cacheKey = fields.cacheKey
             staleUse = fields.staleUse
+            cacheUse = fields.cacheUse
             sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
                 dataKey: ImagePipeline.ImageKey.dataKey(
@@ -148,7 +166,7 @@ public struct ImageRequest: Sendable {
         var fields: Fields {
             Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames,
                    appliesOrientation: appliesOrientation, processors: processors, priority: priority,
-                   cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse)
+                   cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse, cacheUse: cacheUse)
         }
     }
 
@@ -163,6 +181,7 @@ public struct ImageRequest: Sendable {
         var cachePolicy: CachePolicy
         var cacheKey: String?
         var staleUse = StaleUse()
+        var cacheUse = CacheUse()
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {

@@ -122,7 +122,8 @@ package final class DataStage: Sendable {
         /// request when the copy has validators), refusing data that is not an image before it is
         /// stored.
         private func httpData(_ key: StageKey, request: DataRequest, priority: LoadPriority, start: ContinuousClock.Instant) async throws -> FetchedData {
-            let cached = key.cachePolicy == .reloadIgnoringCaches ? nil : cachedEntry(forKey: key.image.dataKey)
+            let readsCache = key.cachePolicy != .reloadIgnoringCaches && !key.cacheUse.options.contains(.skipDataCacheRead)
+            let cached = readsCache ? cachedEntry(forKey: key.image.dataKey) : nil
             switch key.cachePolicy {
             case .returnCacheDataDontLoad:
                 guard let cached else { throw ImagePipelineError.notCached }
@@ -139,7 +140,7 @@ package final class DataStage: Sendable {
             case .revalidate, .reloadIgnoringCaches:
                 break
             }
-            guard let cached, key.cachePolicy != .reloadIgnoringCaches else {
+            guard let cached, readsCache else {
                 return try await refresh(key, request: request, cached: cached, priority: priority)
             }
             do {
@@ -217,7 +218,10 @@ package final class DataStage: Sendable {
                     throw ImagePipelineError.dataLoadingFailed(DataLoadingError.invalidResponse("304 Not Modified to an unconditional request"))
                 }
                 context.recorder.record(.notModified)
-                refreshCachedEntry(forKey: dataKey, freshness: freshness, response: response, previous: cached.validators)
+                if !key.cacheUse.options.contains(.skipDataCacheWrite) {
+                    refreshCachedEntry(forKey: dataKey, freshness: capped(freshness, by: key.cacheUse.lifetime), response: response,
+                                       previous: cached.validators)
+                }
                 context.logger.debug("revalidated", metadata: ["key": "\(key)"])
                 return FetchedData(data: cached.data, origin: .disk, isRevalidated: true, duration: downloadStart.duration(to: .now))
             }
@@ -227,7 +231,9 @@ package final class DataStage: Sendable {
             // Data that is not an image the decoder reads is refused here, before it is stored: a
             // server answering HTML as image/jpeg must leave nothing in the cache.
             try DataStage.checkDownloadedImage(response.data, decoder: context.configuration.decoder)
-            storeData(response, forKey: dataKey, freshness: freshness)
+            if !key.cacheUse.options.contains(.skipDataCacheWrite) {
+                storeData(response, forKey: dataKey, freshness: capped(freshness, by: key.cacheUse.lifetime))
+            }
             reservation?.settle(to: response.data.count)
             return FetchedData(
                 data: response.data, origin: .network, isRevalidated: false, duration: downloadStart.duration(to: .now),
@@ -320,6 +326,15 @@ package final class DataStage: Sendable {
         }
 
         // MARK: Disk cache
+
+        /// `freshness` ending no later than `lifetime` from now (a request's ``ImageRequest/cacheLifetime``).
+        private func capped(_ freshness: HTTPFreshness, by lifetime: Duration?) -> HTTPFreshness {
+            guard let lifetime else { return freshness }
+            var capped = freshness
+            let end = context.configuration.now().addingTimeInterval(lifetime.timeInterval)
+            capped.expiresAt = min(freshness.expiresAt ?? end, end)
+            return capped
+        }
 
         /// The disk entry for `key`, stale or not (written or still staged).
         private func cachedEntry(forKey key: String) -> DiskCacheEntry? {

@@ -53,12 +53,13 @@ final class FinalImageStage: Sendable {
                 staged = try await processStage.image(for: key, priority: priority)
                 // An image of stale data is answered, never kept: the next request asks again.
                 guard staged.stale == nil else { return staged }
-                if storesProcessedImage(key) { storeProcessedImage(staged, key) }
+                if storesProcessedImage(key), !key.cacheUse.options.contains(.skipProcessedImageWrite) { storeProcessedImage(staged, key) }
             }
+            guard !key.cacheUse.options.contains(.skipMemoryCacheWrite) else { return staged }
             var cached = staged
             cached.data = nil
             cached.reservation = nil
-            memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost)
+            memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost, timeToLive: key.cacheUse.lifetime)
             return staged
         }
 
@@ -74,6 +75,7 @@ final class FinalImageStage: Sendable {
 
         private func storedProcessedImage(_ key: StageKey, priority: LoadPriority) async throws -> StagedImage? {
             guard storesProcessedImage(key), key.cachePolicy == .useCache || key.cachePolicy == .returnCacheDataDontLoad,
+                  !key.cacheUse.options.contains(.skipProcessedImageRead),
                   let entry = context.dataCacheWriter?.entry(forKey: key.image.diskKey)
             else { return nil }
             guard !entry.isExpired || key.cachePolicy == .returnCacheDataDontLoad else { return nil }
@@ -90,7 +92,8 @@ final class FinalImageStage: Sendable {
             let bitmap = staged.container.bitmap
             let source = staged.container.metadata.format
             let diskKey = key.image.diskKey
-            let expiresAt = configuration.defaultTimeToLive.map { configuration.now().addingTimeInterval($0) }
+            let lifetime = key.cacheUse.lifetime.map(\.timeInterval) ?? configuration.defaultTimeToLive
+            let expiresAt = lifetime.map { configuration.now().addingTimeInterval($0) }
             let logger = context.logger
             Task.detached(priority: .background) { [processingQueue = context.processingQueue] in
                 do {

@@ -122,6 +122,9 @@ extension ImagePipeline {
         let cachePolicy: ImageRequest.CachePolicy
         /// Whether a stale disk copy may answer, as the request said.
         let staleUse: ImageRequest.StaleUse
+        /// The caches the request skips and the lifetime of what it stores (the data's part
+        /// alone in the data key): requests that store differently do not share a load.
+        let cacheUse: ImageRequest.CacheUse
         let source: ImageRequest.Source
         let processors: [any ImageProcessing]
         /// The request's first processor when it chooses the decode's scale (its identifier is
@@ -133,16 +136,18 @@ extension ImagePipeline {
             image = ImageKey(request)
             cachePolicy = request.cachePolicy
             staleUse = request.staleUse
+            cacheUse = request.cacheUse
             source = request.source
             processors = request.processors
             sourceScaling = request.sourceScaling
         }
 
-        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, staleUse: ImageRequest.StaleUse, source: ImageRequest.Source,
-                     processors: [any ImageProcessing], sourceScaling: (any SourceScaledProcessing)?) {
+        private init(image: ImageKey, cachePolicy: ImageRequest.CachePolicy, staleUse: ImageRequest.StaleUse, cacheUse: ImageRequest.CacheUse,
+                     source: ImageRequest.Source, processors: [any ImageProcessing], sourceScaling: (any SourceScaledProcessing)?) {
             self.image = image
             self.cachePolicy = cachePolicy
             self.staleUse = staleUse
+            self.cacheUse = cacheUse
             self.source = source
             self.processors = processors
             self.sourceScaling = sourceScaling
@@ -151,29 +156,31 @@ extension ImagePipeline {
         /// The same image without its last processor: the input of the last processor.
         var withoutLastProcessor: StageKey {
             StageKey(image: image.with(processorIdentifiers: image.processorIdentifiers.dropLast()), cachePolicy: cachePolicy,
-                     staleUse: staleUse, source: source, processors: processors.dropLast(), sourceScaling: sourceScaling)
+                     staleUse: staleUse, cacheUse: cacheUse, source: source, processors: processors.dropLast(), sourceScaling: sourceScaling)
         }
 
         /// The decoded image before any processor.
         var decoded: StageKey {
-            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, staleUse: staleUse, source: source, processors: [],
-                     sourceScaling: sourceScaling)
+            StageKey(image: image.with(processorIdentifiers: []), cachePolicy: cachePolicy, staleUse: staleUse, cacheUse: cacheUse, source: source,
+                     processors: [], sourceScaling: sourceScaling)
         }
 
         /// The data: no thumbnail, no processors.
         var data: StageKey {
             let image = ImageKey(dataKey: image.dataKey, thumbnail: nil, processorIdentifiers: [])
-            return StageKey(image: image, cachePolicy: cachePolicy, staleUse: staleUse, source: source, processors: [], sourceScaling: nil)
+            return StageKey(image: image, cachePolicy: cachePolicy, staleUse: staleUse, cacheUse: cacheUse.forData, source: source, processors: [],
+                            sourceScaling: nil)
         }
 
         static func == (lhs: StageKey, rhs: StageKey) -> Bool {
-            lhs.image == rhs.image && lhs.cachePolicy == rhs.cachePolicy && lhs.staleUse == rhs.staleUse
+            lhs.image == rhs.image && lhs.cachePolicy == rhs.cachePolicy && lhs.staleUse == rhs.staleUse && lhs.cacheUse == rhs.cacheUse
         }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(image)
             hasher.combine(cachePolicy)
             hasher.combine(staleUse)
+            hasher.combine(cacheUse)
         }
 
         var description: String { image.description }

@@ -10,7 +10,7 @@
 /// one piece of work larger than the whole budget runs alone rather than never.
 ///
 /// Generic: it counts bytes and knows nothing of what they hold.
-package final class MemoryBudget: Sendable {
+public final class MemoryBudget: Sendable {
     private struct Waiter {
         let sequence: UInt64
         /// Earlier arrivals are served first; `nil` waits behind every arrival, in call order.
@@ -39,18 +39,19 @@ package final class MemoryBudget: Sendable {
     }
 
     /// The bytes that may be held before new reservations wait.
-    package let limit: Int
+    public let limit: Int
     private let state = Locked(State())
 
-    package init(limit: Int) {
+    /// A budget of `limit` bytes (at least one).
+    public init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Bytes held now (may pass ``limit`` through ``reserveNow(_:)``).
-    package var inUse: Int { state.withLock { $0.inUse } }
+    public var inUse: Int { state.withLock { $0.inUse } }
 
     /// Reservations waiting for memory now.
-    package var waitingCount: Int { state.withLock { $0.waiters.count } }
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// What a reservation usually turns out to need, from the last ones settled; `fallback`
     /// before any was.
