@@ -110,7 +110,7 @@ public struct ImageFailure: Error, Sendable, Equatable, CustomStringConvertible 
     private init(codec error: ImageCodecError) {
         let message = error.description
         switch error {
-        case .unrecognizedFormat: self.init(.unsupportedFormat, "not a JPEG, PNG, WebP, GIF, HEIF, AVIF or JPEG XL image")
+        case .unrecognizedFormat: self.init(.unsupportedFormat, "not a JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP or ICO image")
         case .libraryUnavailable(let format, _, _): self.init(.codecUnavailable, message, format: format)
         case .pixelLimitExceeded, .frameLimitExceeded, .totalPixelLimitExceeded: self.init(.limitExceeded, message)
         case .encodingFailed: self.init(.encodingFailed, message)
