@@ -33,7 +33,9 @@ struct LoupeCommand: AsyncParsableCommand {
             // ArgumentParser's usage errors exit with 64 (EX_USAGE) and print the whole usage;
             // `loupe` promises 2 and one line, as curl and most Unix tools do.
             if exitCode(for: error) == .validationFailure {
-                StandardError.writeLine("loupe: \(message(for: error)) (see `loupe help`)")
+                // A value list of six or more comes as bullet lines: joined into the one line.
+                let oneLine = message(for: error).replacingOccurrences(of: ":\n  - ", with: ": ").replacingOccurrences(of: "\n  - ", with: ", ")
+                StandardError.writeLine("loupe: \(oneLine) (see `loupe help`)")
                 Foundation.exit(2)
             }
             exit(withError: error)

@@ -248,7 +248,7 @@ import Testing
     @Test(arguments: [
         ["fetch"],
         ["fetch", "--quality", "0", "x.jpg"],
-        ["fetch", "--format", "bmp", "x.jpg"],
+        ["fetch", "--format", "tga", "x.jpg"],
         ["fetch", "--concurrency", "0", "x.jpg"],
         ["fetch", "--thumbnail", "-5", "x.jpg"],
         ["fetch", "--no-such-option", "x.jpg"],
