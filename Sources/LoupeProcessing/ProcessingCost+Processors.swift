@@ -91,3 +91,67 @@ extension Watermark: CostEstimating {
         return image + .resampling(width: mark.width, height: mark.height, outputWidth: size.width, outputHeight: size.height)
     }
 }
+
+// thumbor's colour filters: one pass over every pixel into a new bitmap.
+
+extension ColorTransform: CostEstimating {
+    /// A square root or a draw from a generator and a few multiplications a pixel.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(4, bytes: 4, width: width, height: height) }
+}
+
+extension ChannelTables: CostEstimating {
+    /// A look-up a channel.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(2, bytes: 4, width: width, height: height) }
+}
+
+extension Convolution: CostEstimating {
+    /// Every weight of the matrix over every pixel.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
+        .perPixel(Double(weights.count) + 1, bytes: 4, width: width, height: height)
+    }
+}
+
+extension RoundCorner: CostEstimating {
+    /// A copy of the image; the corners are painted in place.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(1, bytes: 4, width: width, height: height) }
+}
+
+extension Backdrop: CostEstimating {
+    /// The canvas (and for a blurred one, the blur of the image and its stretch), then the paste.
+    public func estimatedCost(width inputWidth: Int, height inputHeight: Int) -> ProcessingCost {
+        let canvasWidth = width ?? inputWidth, canvasHeight = height ?? inputHeight
+        var cost = ProcessingCost.perPixel(3, bytes: 4, width: canvasWidth, height: canvasHeight)
+        if case .blurred(let sigma) = style {
+            let blur = GaussianBlur(sigma: sigma).estimatedCost(width: inputWidth, height: inputHeight)
+            let stretch = ProcessingCost.resampling(width: inputWidth, height: inputHeight, outputWidth: canvasWidth, outputHeight: canvasHeight)
+            cost = ProcessingCost(operations: cost.operations + blur.operations + stretch.operations, bytes: cost.bytes + blur.bytes + stretch.bytes)
+        }
+        return cost
+    }
+}
+
+extension PositionedWatermark: CostEstimating {
+    /// A copy of the image and of the mark, and at most one composite of every pixel per paste
+    /// row or column (a repeat along one axis covers it once; a grid is at most 6×6 or 100).
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
+        let image = ProcessingCost.perPixel(1, bytes: 4, width: width, height: height)
+        let marks = ProcessingCost.perPixel(8, bytes: 4, width: mark.width, height: mark.height)
+        let pastes = ProcessingCost.perPixel(8 * 100, bytes: 0, width: min(width, mark.width), height: min(height, mark.height))
+        return ProcessingCost(operations: image.operations + marks.operations + min(pastes.operations, image.operations * 8),
+                              bytes: image.bytes + marks.bytes)
+    }
+}
+
+extension Equalize: CostEstimating {
+    /// A pass for the histograms, one through the tables.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(4, bytes: 4, width: width, height: height) }
+}
+
+
+extension WaveletSharpen: CostEstimating {
+    /// Five levels of two three-tap passes and a sum, per sharpened channel, through buffers of
+    /// five floats a pixel.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
+        .perPixel(Double(WaveletSharpen.levels * 10 * (settings.luminanceOnly ? 1 : 3) + 10), bytes: 4 + 5 * 4 * 3, width: width, height: height)
+    }
+}

@@ -28,6 +28,24 @@ import Testing
             let mark = try Bitmap(width: 16, height: 16, pixels: [UInt8](repeating: 128, count: 16 * 16 * 4))
             return Watermark(mark: mark, markIdentity: "m", opacity: 1, position: .replicate)
         }, width: 3_000, height: 3_000),
+        Case(name: "brightness", make: { ChannelTables.brightness(percent: 10) }, width: 3_000, height: 3_000),
+        Case(name: "saturation", make: { ColorTransform.saturation(factor: 2) }, width: 3_000, height: 3_000),
+        Case(name: "noise", make: { ColorTransform.noise(amount: 30, seed: 1) }, width: 3_000, height: 3_000),
+        Case(name: "convolution", make: {
+            guard let box = Convolution(weights: [Double](repeating: 1, count: 225), columns: 15, normalizes: true) else {
+                throw ProcessingError.invalidParameter("a 15×15 matrix")
+            }
+            return box
+        }, width: 1_200, height: 1_200),
+        Case(name: "backdrop", make: { Backdrop(width: 1_500, height: 1_500, style: .blurred(sigma: 50), merges: true) },
+             width: 1_200, height: 1_200),
+        Case(name: "wavelet sharpen", make: { WaveletSharpen(amount: 1, radius: 1, luminanceOnly: false) }, width: 1_500, height: 1_500),
+        Case(name: "thumbor watermark", make: {
+            let mark = try Bitmap(width: 16, height: 16, pixels: [UInt8](repeating: 128, count: 16 * 16 * 4))
+            // Stretched over the whole image, then blended into every pixel.
+            return PositionedWatermark(mark: mark, markIdentity: "m", x: .pixels(0, fromEnd: false), y: .pixels(0, fromEnd: false), alpha: 0,
+                                       widthRatio: 1, heightRatio: nil)
+        }, width: 3_000, height: 3_000),
         Case(name: "chain", make: { Pixelate(size: 3).then(GaussianBlur(sigma: 100)) }, width: 1_200, height: 1_200),
     ]
 

@@ -119,6 +119,12 @@ import Testing
             options[keyPath: path] = geometry
         case let path as WritableKeyPath<ProcessingOptions, WatermarkPosition>:
             options[keyPath: path] = options[keyPath: path] == .north ? .south : .north
+        case let path as WritableKeyPath<ProcessingOptions, ThumborFilterSteps>:
+            options[keyPath: path].steps.append(ChannelTables.brightness(percent: options[keyPath: path].steps.count + 1))
+        case let path as WritableKeyPath<ProcessingOptions, [ThumborWatermark]>:
+            let call = ThumborFilterCall(name: "watermark", values: ["mark\(options[keyPath: path].count).png", "1", "2", "30"])
+            guard let mark = try? ThumborWatermark(call) else { return false }
+            options[keyPath: path].append(mark)
         default: return false
         }
         return true

@@ -106,7 +106,17 @@ import Testing
         #expect(geometry?.focalPoints == [ThumborGeometry.FocalPoint(x: 20, y: 40, weight: 800)])
         #expect(geometry?.proportion == 0.5)
         for (filter, name) in [("quality(abc)", "quality"), ("quality(101)", "quality"), ("blur()", "blur"), ("fill(zzz)", "fill"),
-                               ("rotate(x)", "rotate"), ("focal(1x2)", "focal"), ("max_bytes(-1)", "max_bytes"), ("quality(1,2)", "quality")] {
+                               ("rotate(x)", "rotate"), ("focal(1x2)", "focal"), ("max_bytes(-1)", "max_bytes"), ("quality(1,2)", "quality"),
+                               ("brightness(x)", "brightness"), ("contrast(1.5)", "contrast"), ("rgb(1,2)", "rgb"), ("saturation(abc)", "saturation"),
+                               ("noise(-1)", "noise"), ("noise(5,-2)", "noise"), ("convolution(1;2,1,true)", "convolution"),
+                               ("convolution(1;2;1,3,maybe)", "convolution"), ("convolution(1;x;1,3)", "convolution"),
+                               ("round_corner(a,1,2,3)", "round_corner"), ("round_corner(10,256,0,0)", "round_corner"),
+                               ("round_corner(10|,1,2,3)", "round_corner"), ("colorize(1,2,3,zz)", "colorize"), ("colorize(1,2,-3,ffffff)", "colorize"),
+                               ("watermark(a.png,left,0,10)", "watermark"), ("watermark(a.png,0,0,10,-5)", "watermark"),
+                               ("watermark(,0,0,10)", "watermark"), ("fill(blur,maybe)", "fill"), ("grayscale(1)", "grayscale"),
+                               ("curve([(0,0)],[(0,0)],[(0,0)])", "curve"), ("curve([(5,0),(1,9)],[(0,0)],[(0,0)],[(0,0)])", "curve"),
+                               ("curve([(0,300)],[(0,0)],[(0,0)],[(0,0)])", "curve"), ("curve(x,[(0,0)],[(0,0)],[(0,0)])", "curve"),
+                               ("sharpen(1,2)", "sharpen"), ("sharpen(a,1,true)", "sharpen"), ("sharpen(1,1,yes)", "sharpen")] {
             do {
                 _ = try ThumborURL(path: "/unsafe/filters:\(filter)/a.jpg")
                 Issue.record("\(filter) was accepted")
@@ -128,11 +138,19 @@ import Testing
     }
 
     /// docs/thumbor.md's filter table is the declarations' (``ThumborFilter/documentationTable``).
+    /// `LOUPE_WRITE_OPTIONS_TABLE=1` rewrites the page's table from them instead.
     @Test func filterTableIsTheDeclarations() throws {
-        let text = try String(contentsOf: Corpus.repositoryRoot.appendingPathComponent("docs/thumbor.md"), encoding: .utf8)
-        let lines = text.components(separatedBy: "\n")
+        let page = Corpus.repositoryRoot.appendingPathComponent("docs/thumbor.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        var lines = text.components(separatedBy: "\n")
         let start = try #require(lines.firstIndex { $0.hasPrefix("| filter | Loupe |") })
         let table = lines[start...].prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        if ProcessInfo.processInfo.environment["LOUPE_WRITE_OPTIONS_TABLE"] == "1" {
+            let end = lines[start...].firstIndex { !$0.hasPrefix("|") } ?? lines.endIndex
+            lines.replaceSubrange(start..<end, with: ThumborFilter.documentationTable.components(separatedBy: "\n"))
+            try lines.joined(separator: "\n").write(to: page, atomically: true, encoding: .utf8)
+            return
+        }
         #expect(table == ThumborFilter.documentationTable, "docs/thumbor.md's filter table should be:\n\(ThumborFilter.documentationTable)")
     }
 

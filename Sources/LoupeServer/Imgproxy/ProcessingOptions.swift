@@ -124,6 +124,11 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// thumbor's `max_age(n)`: this result's `Cache-Control` max-age in seconds, in place of
     /// the server's `--ttl`; `nil`: the server's.
     var maxAge: Int?
+    /// thumbor's pixel filters without an imgproxy twin, in the URL's order, run after the
+    /// transform and imgproxy's filters; empty for imgproxy URLs.
+    var thumborFilters = ThumborFilterSteps()
+    /// thumbor's `watermark(…)` filters, in the URL's order, drawn after ``thumborFilters``.
+    var thumborWatermarks: [ThumborWatermark] = []
 
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}

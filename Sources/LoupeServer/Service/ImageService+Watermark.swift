@@ -17,17 +17,60 @@ extension ImageService {
     func reloadWatermark() async throws(SettingsError) {
         guard let source = settings.watermark else { return }
         let data = try await watermarkData(source)
-        var options = DecodingOptions(appliesOrientation: true, firstFrameOnly: true)
-        options.limits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1,
-                                        maxTotalPixelCount: settings.maximumSourcePixels)
-        let bitmap: Bitmap
         do {
-            bitmap = try ImageDecoder().decode(data, options: options).bitmap
+            let loaded = try decodeMark(data)
+            watermark.withLock { $0 = loaded }
         } catch {
             throw SettingsError("\(source.settingName): the watermark cannot be decoded: \(error)")
         }
-        let loaded = LoadedWatermark(bitmap: bitmap, identity: String(Self.digest(data.base64EncodedString()).prefix(16)))
-        watermark.withLock { $0 = loaded }
+    }
+
+    /// A mark's bytes decoded (first frame, oriented) within the source pixel limit.
+    private func decodeMark(_ data: Data) throws -> LoadedWatermark {
+        var options = DecodingOptions(appliesOrientation: true, firstFrameOnly: true)
+        options.limits = DecodingLimits(maxPixelCount: settings.maximumSourcePixels, maxFrameCount: 1,
+                                        maxTotalPixelCount: settings.maximumSourcePixels)
+        let bitmap = try ImageDecoder().decode(data, options: options).bitmap
+        return LoadedWatermark(bitmap: bitmap, identity: String(Self.digest(data.base64EncodedString()).prefix(16)))
+    }
+
+    /// The bytes at an http(s) URL through the service's loader (its size limit, timeouts and
+    /// private-network guard); why not, in words.
+    private func markData(at url: URL) async -> Result<Data, MarkLoadFailure> {
+        do {
+            let response = try await httpLoader.loadData(for: DataRequest(url: url))
+            guard (200..<300).contains(response.statusCode) else { return .failure(MarkLoadFailure("answered \(response.statusCode)")) }
+            return .success(response.data)
+        } catch {
+            return .failure(MarkLoadFailure("cannot be loaded: \(error)"))
+        }
+    }
+
+    /// The marks thumbor's `watermark(url,…)` filters of `options` draw, each image loaded
+    /// through the loader the server's own mark uses, after the source policy allowed its URL,
+    /// and decoded within the source limits. A mark that cannot be had is a 400 naming the
+    /// filter, as thumbor answers it.
+    func thumborMarks(for options: ProcessingOptions) async throws(ServiceError) -> [any ImageProcessing] {
+        var marks: [any ImageProcessing] = []
+        for request in options.thumborWatermarks {
+            let url = try settings.sources.check(request.source)
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw .badOption("filter 'watermark': '\(request.source)' is not an http(s) image")
+            }
+            let loaded: LoadedWatermark
+            switch await markData(at: url) {
+            case .failure(let failure): throw .badOption("filter 'watermark': '\(request.source)' \(failure.reason)")
+            case .success(let data):
+                do {
+                    loaded = try decodeMark(data)
+                } catch {
+                    throw .badOption("filter 'watermark': '\(request.source)' cannot be decoded: \(error)")
+                }
+            }
+            marks.append(PositionedWatermark(mark: loaded.bitmap, markIdentity: loaded.identity, x: request.x, y: request.y, alpha: request.alpha,
+                                             widthRatio: request.widthRatio, heightRatio: request.heightRatio))
+        }
+        return marks
     }
 
     /// The image's bytes, at most the largest source's size.
@@ -50,16 +93,9 @@ extension ImageService {
             guard data.count <= limit else { throw SettingsError("\(source.settingName) '\(path)' is larger than --max-source-size") }
             return data
         case .url(let url):
-            do {
-                let response = try await httpLoader.loadData(for: DataRequest(url: url))
-                guard (200..<300).contains(response.statusCode) else {
-                    throw SettingsError("\(source.settingName) '\(url.absoluteString)' answered \(response.statusCode)")
-                }
-                return response.data
-            } catch let error as SettingsError {
-                throw error
-            } catch {
-                throw SettingsError("\(source.settingName) '\(url.absoluteString)' cannot be loaded: \(error)")
+            switch await markData(at: url) {
+            case .success(let data): return data
+            case .failure(let failure): throw SettingsError("\(source.settingName) '\(url.absoluteString)' \(failure.reason)")
             }
         }
     }
@@ -73,4 +109,10 @@ extension ImageService {
                          xOffset: options.watermarkXOffset, yOffset: options.watermarkYOffset, scale: options.watermarkScale,
                          dpr: options.dpr)
     }
+}
+
+/// Why a mark's bytes could not be had.
+struct MarkLoadFailure: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }

@@ -122,8 +122,13 @@ final class ImageService: Sendable {
         /// What the pipeline is asked for. Made when the result has to be: a result already in
         /// the result cache needs none, and the processors' identifiers are text made anew
         /// each time.
-        var request: ImageRequest {
-            var request = ImageService.imageRequest(url: url, options: options, resultLimit: resultLimit, watermark: watermark, cost: cost)
+        var request: ImageRequest { request(thumborMarks: []) }
+
+        /// ``request`` with the marks thumbor's `watermark` filters draw, loaded
+        /// (``ImageService/thumborMarks(for:)``).
+        func request(thumborMarks: [any ImageProcessing]) -> ImageRequest {
+            var request = ImageService.imageRequest(url: url, options: options, resultLimit: resultLimit, watermark: watermark, cost: cost,
+                                                    thumborMarks: thumborMarks)
             if let pipelineKey { request.cacheKey = pipelineKey }
             request.maximumFrames = maximumFrames
             return request
@@ -258,7 +263,8 @@ final class ImageService: Sendable {
         // Made once per cluster: another instance may have made it.
         if let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
         let start = ContinuousClock.now
-        let response = try await pipeline.image(for: plan.request, priority: priority)
+        let marks = plan.options.thumborWatermarks.isEmpty ? [] : try await thumborMarks(for: plan.options)
+        let response = try await pipeline.image(for: plan.request(thumborMarks: marks), priority: priority)
         metrics.record(stage: "pipeline", since: start)
         let timings = response.timings
         if let load = timings.dataLoad { metrics.stageDuration("download", load) }
@@ -315,16 +321,19 @@ final class ImageService: Sendable {
     /// into a square box (JPEG shrinks in the DCT); else imgproxy's geometry as one processor,
     /// filters inside it (imgproxy filters before extending and padding), which has the
     /// pipeline decode a JPEG at the smallest scale its result needs; then the background, then
-    /// the watermark. With `cost`, a request that some source the server accepts could take
+    /// the watermark. A thumbor URL's filters run inside its geometry step, after the transform and
+    /// before `fill`'s canvas: imgproxy's twins, then thumbor's own in the URL's order, then the
+    /// marks of its `watermark` filters (`thumborMarks`, loaded before). With `cost`, a request that some source the server accepts could take
     /// over the cost limit always gets the geometry, which checks it from the source's header.
     static func imageRequest(url: URL, options: ProcessingOptions,
                              resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
-                             cost: RequestCostCheck? = nil) -> ImageRequest {
+                             cost: RequestCostCheck? = nil, thumborMarks: [any ImageProcessing] = []) -> ImageRequest {
         let filters = options.filters
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
         if let thumbor = options.thumbor {
-            processors.append(ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters, resultLimit: resultLimit))
+            processors.append(ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters + options.thumborFilters.steps + thumborMarks,
+                                                  resultLimit: resultLimit))
         } else {
             var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
             if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }

@@ -25,15 +25,21 @@ extension ThumborFilter {
             let sigma = call.given(1) == nil ? 0 : try call.number(1, in: 0...GaussianBlur.maximumSigma)
             options.blur = min(sigma == 0 ? radius : sigma, GaussianBlur.maximumSigma)
         },
-        ThumborFilter("background_color", arguments: 1...1, "colour under transparency (hex or a basic colour name): imgproxy's `background`") { call, options throws(ServiceError) in
-            options.background = try color(call)
-        },
-        ThumborFilter("fill", arguments: 1...2, "the image centred on a canvas of the asked size: a hex or basic colour name (imgproxy's `background` under it), or `transparent`; `blur` and `auto` are a 400") { call, options throws(ServiceError) in
-            if call.given(0) == "transparent" {
-                options.background = nil
+        ThumborFilter("background_color", arguments: 1...1, "colour under transparency (hex or a basic colour name): imgproxy's `background`; `auto`, the image's average colour, is `Backdrop` after the other filters") { call, options throws(ServiceError) in
+            if call.given(0) == "auto" {
+                options.thumborFilters.steps.append(Backdrop(width: nil, height: nil, style: .averageColor, merges: true))
             } else {
                 options.background = try color(call)
             }
+        },
+        ThumborFilter("fill", arguments: 1...2, "the image centred on a canvas of the asked size: a hex or basic colour name (imgproxy's `background` under it), `transparent`, `auto` (the image's average colour) or `blur` (the image blurred with sigma 50 and stretched: `Backdrop`); a second argument `true` composites a transparent image over the canvas") { call, options throws(ServiceError) in
+            switch call.given(0) {
+            case "transparent": options.background = nil
+            case "auto": options.thumbor?.fillStyle = .averageColor
+            case "blur": options.thumbor?.fillStyle = .blurred(sigma: Self.fillBlurSigma)
+            default: options.background = try color(call)
+            }
+            options.thumbor?.fillMerges = call.given(1) == nil ? false : try call.boolean(1)
             options.thumbor?.fillsBox = true
         },
         ThumborFilter("rotate", arguments: 1...1, "counter-clockwise rotation by a multiple of 90° (others ignored, as thumbor): imgproxy's `rotate` (clockwise), after the transform") { call, options throws(ServiceError) in
@@ -59,25 +65,96 @@ extension ThumborFilter {
             options.thumbor?.focalPoints.append(ThumborGeometry.FocalPoint(x: numbers[0] + width / 2, y: numbers[1] + height / 2,
                                                                            weight: Double(width * height)))
         },
-        .ignored("sharpen", arguments: 3...3, "thumbor's own sharpening (amount, radius, luminance only) has no twin"),
-        .ignored("grayscale", arguments: 0...0, "no imgproxy twin built"),
-        .ignored("brightness", arguments: 1...1, "no imgproxy twin built"),
-        .ignored("contrast", arguments: 1...1, "no imgproxy twin built"),
-        .ignored("rgb", arguments: 3...3, "no imgproxy twin built"),
-        .ignored("saturation", arguments: 1...1, "no imgproxy twin built"),
-        .ignored("equalize", arguments: 0...0, "no imgproxy twin built"),
-        .ignored("noise", arguments: 1...2, "no imgproxy twin built"),
-        .ignored("convolution", arguments: 3...3, "no imgproxy twin built"),
-        .ignored("curve", arguments: 4...4, "no imgproxy twin built"),
-        .ignored("round_corner", arguments: 4...5, "no imgproxy twin in Loupe"),
-        .ignored("watermark", arguments: 4...7, "thumbor's per-URL watermark image is not loaded"),
+        ThumborFilter("sharpen", arguments: 3...3, "`sharpen(amount,radius,luminance_only)`: thumbor's wavelet sharpening (five levels, the detail of level l multiplied by amount · e^(−(l − radius)²/1.5) + 1; only JPEG's luma with `true`), not imgproxy's unsharp mask: `WaveletSharpen`") { call, options throws(ServiceError) in
+            let step = WaveletSharpen(amount: try call.number(0, in: -1000...1000), radius: try call.number(1, in: -100...100),
+                                      luminanceOnly: try call.boolean(2))
+            options.thumborFilters.steps.append(step)
+        },
+        ThumborFilter("grayscale", arguments: 0...0, "each pixel's luma (ITU-R 601, as PIL's `L`) in red, green and blue: `ColorTransform.grayscale`") { _, options in
+            options.thumborFilters.steps.append(ColorTransform.grayscale)
+        },
+        ThumborFilter("brightness", arguments: 1...1, "`brightness(n)`: n % of 255 added to each channel (n a whole number; past ±100 the same as ±100): `ChannelTables.brightness`") { call, options throws(ServiceError) in
+            options.thumborFilters.steps.append(ChannelTables.brightness(percent: min(max(try call.integer(0, in: Self.wholeNumbers), -100), 100)))
+        },
+        ThumborFilter("contrast", arguments: 1...1, "`contrast(n)`: each channel scaled about 128 by (n + 100)² / 100 % (n a whole number): `ChannelTables.contrast`") { call, options throws(ServiceError) in
+            options.thumborFilters.steps.append(ChannelTables.contrast(percent: try call.integer(0, in: Self.wholeNumbers)))
+        },
+        ThumborFilter("rgb", arguments: 3...3, "`rgb(r,g,b)`: each channel shifted by its own % of 255 (whole numbers; past ±100 the same as ±100): `ChannelTables.channelOffset`") { call, options throws(ServiceError) in
+            let values = try (0..<3).map { index throws(ServiceError) in min(max(try call.integer(index, in: Self.wholeNumbers), -100), 100) }
+            options.thumborFilters.steps.append(ChannelTables.channelOffset(red: values[0], green: values[1], blue: values[2]))
+        },
+        ThumborFilter("saturation", arguments: 1...1, "`saturation(f)`: each channel pushed from the pixel's brightness by the factor f (0 grey, 1 unchanged): `ColorTransform.saturation`") { call, options throws(ServiceError) in
+            options.thumborFilters.steps.append(ColorTransform.saturation(factor: try call.number(0, in: -1000...1000)))
+        },
+        ThumborFilter("equalize", arguments: 0...0, "each channel through its histogram's cumulative distribution (thumbor's minimum rule): `Equalize`") { _, options in
+            options.thumborFilters.steps.append(Equalize())
+        },
+        ThumborFilter("noise", arguments: 1...2, "`noise(amount[,seed])`: one random offset in ±amount/2 a pixel, from glibc's `random()` after `srandom(seed)` as thumbor on Linux draws it (so a seeded URL gives thumbor's pixels); seed 0 or none is seed 1, where thumbor goes on with its process's sequence: `ColorTransform.noise`") { call, options throws(ServiceError) in
+            let amount = try call.integer(0, in: 0...Self.wholeNumbers.upperBound)
+            let seed = call.given(1) == nil ? 0 : try call.integer(1, in: 0...Int(Int32.max))
+            options.thumborFilters.steps.append(ColorTransform.noise(amount: amount, seed: UInt32(seed)))
+        },
+        ThumborFilter("convolution", arguments: 2...3, "`convolution(w;w;…,columns[,normalize])`: the weights as a matrix of `columns` (both sides odd, at most 15), edges repeated, divided by their sum unless `false`: `Convolution`") { call, options throws(ServiceError) in
+            let weights = (call.given(0) ?? "").split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
+            let columns = try call.integer(1, in: 1...Convolution.maximumSide)
+            let normalizes = call.given(2) == nil ? true : try call.boolean(2)
+            guard !weights.contains(nil), let step = Convolution(weights: weights.compactMap { $0 }, columns: columns, normalizes: normalizes) else {
+                throw call.bad("'\(call.given(0) ?? "")' in \(columns) columns is not a matrix of numbers with odd sides of at most \(Convolution.maximumSide)")
+            }
+            options.thumborFilters.steps.append(step)
+        },
+        ThumborFilter("curve", arguments: 4...4, "`curve([(x,y),…],r,g,b)`: each channel through its cubic spline, then through the first one, as thumbor interpolates them (x increasing, values 0–255): `ChannelTables.curve`") { call, options throws(ServiceError) in
+            let curves = try (0..<4).map { index throws(ServiceError) in try curvePoints(call, index) }
+            guard let step = ChannelTables.curve(all: curves[0], red: curves[1], green: curves[2], blue: curves[3]) else {
+                throw call.bad("a curve needs points with x increasing and values in 0...255")
+            }
+            options.thumborFilters.steps.append(step)
+        },
+        ThumborFilter("round_corner", arguments: 4...5, "`round_corner(a[|b],r,g,b[,transparent])`: the corners outside elliptic arcs of radii a and b painted in the colour (and transparent with `1`/`true`), whole pixels where thumbor blends the arc's edge: `RoundCorner`") { call, options throws(ServiceError) in
+            let radii = (call.given(0) ?? "").split(separator: "|", omittingEmptySubsequences: false).map { Int($0) }
+            guard (1...2).contains(radii.count), let a = radii[0], let b = radii.last ?? nil,
+                  (0...OptionArguments.largestArgument).contains(a), (0...OptionArguments.largestArgument).contains(b) else {
+                throw call.bad("'\(call.given(0) ?? "")' is not a radius a or a|b")
+            }
+            let channels = try (1...3).map { index throws(ServiceError) in UInt8(try call.integer(index, in: 0...255)) }
+            let transparent = call.given(4) == nil ? false : try call.boolean(4)
+            options.thumborFilters.steps.append(RoundCorner(radiusX: a, radiusY: b, color: RGBColor(red: channels[0], green: channels[1], blue: channels[2]),
+                                                            transparent: transparent))
+        },
+        ThumborFilter("watermark", arguments: 4...6, "`watermark(url,x,y,alpha[,w_ratio[,h_ratio]])`: the image at `url` (allowed sources only, loaded as `--watermark-url` is) `alpha` % more transparent, fitted into `w_ratio`/`h_ratio` % of the image's sides when given, at x and y: pixels, `-n` from the far edge, `np` percent, `center` or `repeat`: `PositionedWatermark`") { call, options throws(ServiceError) in
+            options.thumborWatermarks.append(try ThumborWatermark(call))
+        },
         .ignored("frame", arguments: 1...1, "nine-patch frames are not built"),
         .ignored("extract_focal", arguments: 0...0, "focal points from the source URL's own crop are not read"),
         .ignored("autojpg", arguments: 0...1, "the format follows the source's rule and `Accept`"),
         .ignored("cover", arguments: 0...0, "an animation's first frame: `--max-animation-frames` decides"),
         .ignored("red_eye", arguments: 0...0, "no red-eye removal"),
-        .ignored("colorize", arguments: 4...4, "no imgproxy twin built"),
+        ThumborFilter("colorize", arguments: 4...4, "`colorize(r,g,b,rrggbb)`: each channel blended towards the colour's by its own %: `ChannelTables.colorize`") { call, options throws(ServiceError) in
+            let percents = try (0..<3).map { index throws(ServiceError) in try call.integer(index, in: 0...Self.wholeNumbers.upperBound) }
+            guard let text = call.given(3), text.count == 6, let color = RGBColor(hex: text) else { throw call.bad("'\(call.given(3) ?? "")' is not a colour rrggbb") }
+            options.thumborFilters.steps.append(ChannelTables.colorize(redPercent: percents[0], greenPercent: percents[1], bluePercent: percents[2], color: color))
+        },
     ]
+
+    /// thumbor's `fill(blur)` blurs with radius and sigma 50.
+    static let fillBlurSigma = 50.0
+
+    /// The whole numbers a filter's number argument may be: thumbor's take any; these are far
+    /// past where each filter's effect saturates, and far from overflowing.
+    static let wholeNumbers = -1_000_000...1_000_000
+
+    /// A curve's points, `[(x,y),(x,y),…]`, at most 256 of them.
+    static func curvePoints(_ call: ThumborFilterCall, _ index: Int) throws(ServiceError) -> ChannelTables.CurvePoints {
+        let text = call.given(index) ?? ""
+        guard text.hasPrefix("["), text.hasSuffix("]"), text.count <= 4096 else { throw call.bad("'\(text)' is not a curve [(x,y),…]") }
+        let numbers = text.dropFirst().dropLast().split(whereSeparator: { "(),".contains($0) }).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count % 2 == 0, numbers.count <= 512, !numbers.contains(nil),
+              text.dropFirst().dropLast().allSatisfy({ $0.isNumber || "(), ".contains($0) }) else {
+            throw call.bad("'\(text)' is not a curve [(x,y),…]")
+        }
+        let values = numbers.compactMap { $0 }
+        return stride(from: 0, to: values.count, by: 2).map { (x: values[$0], y: values[$0 + 1]) }
+    }
 
     /// A hex colour (`rgb`, `rrggbb`) or one of a few names thumbor's engine (PIL) knows.
     static func color(_ call: ThumborFilterCall) throws(ServiceError) -> RGBColor {

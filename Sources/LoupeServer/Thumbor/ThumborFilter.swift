@@ -72,7 +72,27 @@ struct ThumborFilterCall: Sendable, Equatable {
         guard let open = text.firstIndex(of: "("), text.hasSuffix(")"), open != text.startIndex else { return nil }
         name = String(text[..<open])
         let inner = text[text.index(after: open)..<text.index(before: text.endIndex)]
-        values = inner.isEmpty ? [] : inner.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        values = inner.isEmpty ? [] : Self.split(inner).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The arguments: split at the commas outside brackets and parentheses, so that a curve's
+    /// `[(0,0),(255,255)]` is one argument.
+    static func split(_ text: Substring) -> [Substring] {
+        var parts: [Substring] = []
+        var depth = 0
+        var start = text.startIndex
+        for index in text.indices {
+            switch text[index] {
+            case "(", "[": depth += 1
+            case ")", "]": depth = max(0, depth - 1)
+            case "," where depth == 0:
+                parts.append(text[start..<index])
+                start = text.index(after: index)
+            default: break
+            }
+        }
+        parts.append(text[start...])
+        return parts
     }
 
     /// The argument at `index`, `nil` when absent or empty.
@@ -87,6 +107,15 @@ struct ThumborFilterCall: Sendable, Equatable {
             throw bad("'\(index < values.count ? values[index] : "")' is not a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+
+    /// thumbor's boolean: `true`, `True`, `1`, `false`, `False` or `0`.
+    func boolean(_ index: Int) throws(ServiceError) -> Bool {
+        switch given(index) {
+        case "true", "True", "1": return true
+        case "false", "False", "0": return false
+        default: throw bad("'\(index < values.count ? values[index] : "")' is not true, false, 1 or 0")
+        }
     }
 
     /// A finite number in `range`.

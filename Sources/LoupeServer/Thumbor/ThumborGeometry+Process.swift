@@ -70,7 +70,11 @@ struct ThumborGeometryStep: ImageProcessing {
         if geometry.fillsBox, plan.fillWidth > image.width || plan.fillHeight > image.height {
             // Centred as thumbor pastes it: the free space halved, rounded down.
             let width = max(plan.fillWidth, image.width), height = max(plan.fillHeight, image.height)
-            image = try Extend(width: width, height: height, x: (width - image.width) / 2, y: (height - image.height) / 2).process(image)
+            if let style = geometry.fillStyle {
+                image = try Backdrop(width: width, height: height, style: style, merges: geometry.fillMerges).process(image)
+            } else {
+                image = try Extend(width: width, height: height, x: (width - image.width) / 2, y: (height - image.height) / 2).process(image)
+            }
         }
         return image
     }
@@ -94,6 +98,13 @@ extension ThumborGeometry: ResultKeyText {
         if let proportion { parts.append("prop=\(proportion)") }
         if !focalPoints.isEmpty { parts.append("focal=" + focalPoints.map { "\($0.x),\($0.y),\($0.weight)" }.joined(separator: "|")) }
         if fillsBox { parts.append("fill") }
+        if let fillStyle {
+            switch fillStyle {
+            case .averageColor: parts.append("fillauto")
+            case .blurred(let sigma): parts.append("fillblur=\(sigma)")
+            }
+        }
+        if fillMerges { parts.append("fillmerge") }
         return "{" + parts.joined(separator: ";") + "}"
     }
 }

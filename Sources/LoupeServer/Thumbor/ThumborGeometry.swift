@@ -61,6 +61,11 @@ struct ThumborGeometry: Sendable, Equatable {
     /// `fill(...)`: the result centred on a canvas of the asked size (its colour is the
     /// options' background; transparent without one).
     var fillsBox = false
+    /// `fill(auto)` and `fill(blur)`: the canvas made from the image rather than the
+    /// background's colour; `nil` for a colour.
+    var fillStyle: Backdrop.Style?
+    /// `fill(…, true)`: the image composited over the canvas rather than replacing it.
+    var fillMerges = false
 
     /// The steps thumbor takes on an image of `width`×`height`: its manual crop and its cut to
     /// the target's ratio (each a box in the image as it is then), the resize, the flips and the

@@ -26,7 +26,9 @@ struct ThumborURL: Sendable {
 
     /// The fields of ``ProcessingOptions`` only thumbor URLs set, with their part in the result key.
     static let fields: [OptionField] = [OptionField(\.thumbor, key: "thumbor", .geometry(.acts)),
-                                        OptionField(\.maxAge, key: "maxage", .headersOnly)]
+                                        OptionField(\.maxAge, key: "maxage", .headersOnly),
+                                        OptionField(\.thumborFilters, key: "tfilters"),
+                                        OptionField(\.thumborWatermarks, key: "twm")]
 
     /// The dialect rule: a path is thumbor's when its first segment is `unsafe`, or is made of
     /// URL-safe base64 (padding `=` or `%3D` allowed at its end) and is neither
@@ -93,9 +95,13 @@ struct ThumborURL: Sendable {
         guard let decoded = String(rest).removingPercentEncoding, !decoded.isEmpty else {
             throw .badURL("the image is not valid percent-encoding")
         }
-        // thumbor's HTTP loader takes an image without a scheme as http.
-        source = decoded.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil ? decoded : "http://" + decoded
+        source = Self.withScheme(decoded)
         self.options = options
+    }
+
+    /// An image URL as thumbor's HTTP loader takes it: one without a scheme is http.
+    static func withScheme(_ url: String) -> String {
+        url.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil ? url : "http://" + url
     }
 
     /// Removes and returns the next segment when it is followed by `/` and `matches`.

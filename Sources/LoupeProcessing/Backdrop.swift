@@ -1,0 +1,113 @@
+import LoupeCaching
+import LoupeCodecs
+
+/// The image centred on a canvas made from itself (thumbor's `fill(auto)`, `fill(blur)` and
+/// `background_color(auto)`): painted in the image's average colour, or a Gaussian blur of the
+/// image stretched to the canvas. The image is centred as thumbor pastes it (the free space
+/// halved, rounded down) and either replaces the canvas where it lies or, with `merges`, is
+/// composited over it (straight alpha, "over").
+public struct Backdrop: ImageProcessing {
+    /// What the canvas is painted with.
+    public enum Style: Sendable, Equatable {
+        /// The mean of every pixel's red, green and blue (truncated), opaque.
+        case averageColor
+        /// The image blurred with this sigma, then stretched to the canvas.
+        case blurred(sigma: Double)
+    }
+
+    /// The canvas size; `nil` for the image's own.
+    public let width: Int?, height: Int?
+    public let style: Style
+    /// Whether the image is composited over the canvas rather than replacing it.
+    public let merges: Bool
+
+    /// A canvas of `width`×`height` (the image's own size where `nil`) in `style`.
+    public init(width: Int?, height: Int?, style: Style, merges: Bool) {
+        self.width = width
+        self.height = height
+        self.style = style
+        self.merges = merges
+    }
+
+    public var identifier: String {
+        let style = switch self.style {
+        case .averageColor: "average"
+        case .blurred(let sigma): "blur\(sigma)"
+        }
+        return "loupe.backdrop(\(width.map(String.init) ?? "-")x\(height.map(String.init) ?? "-"),\(style),\(merges))"
+    }
+
+    public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+        let canvasWidth = max(width ?? bitmap.width, 1), canvasHeight = max(height ?? bitmap.height, 1)
+        try Resize.checkResultSize(width: canvasWidth, height: canvasHeight)
+        let canvas: Bitmap
+        switch style {
+        case .averageColor:
+            let color = Self.average(bitmap)
+            canvas = try Extend(width: canvasWidth, height: canvasHeight, x: canvasWidth, y: canvasHeight,
+                                fill: (color.red, color.green, color.blue, 255)).process(bitmap)
+        case .blurred(let sigma):
+            let blurred = try GaussianBlur(sigma: sigma).process(bitmap)
+            canvas = try Resize(width: canvasWidth, height: canvasHeight, mode: .exact, allowsUpscaling: true).process(blurred)
+        }
+        return try Self.paste(bitmap, onto: canvas, x: (canvasWidth - bitmap.width) / 2, y: (canvasHeight - bitmap.height) / 2,
+                              merges: merges)
+    }
+
+    /// The mean red, green and blue of every pixel, transparent ones included, as thumbor's
+    /// `fill(auto)` takes it.
+    static func average(_ bitmap: Bitmap) -> RGBColor {
+        var sums = (0, 0, 0)
+        for y in 0..<bitmap.height {
+            for x in 0..<bitmap.width {
+                let o = y * bitmap.bytesPerRow + x * 4
+                sums.0 += Int(bitmap.pixels[o])
+                sums.1 += Int(bitmap.pixels[o + 1])
+                sums.2 += Int(bitmap.pixels[o + 2])
+            }
+        }
+        let count = max(bitmap.width * bitmap.height, 1)
+        return RGBColor(red: UInt8(sums.0 / count), green: UInt8(sums.1 / count), blue: UInt8(sums.2 / count))
+    }
+
+    /// `image` on `canvas` with its top left at (`x`, `y`), the part outside dropped.
+    static func paste(_ image: Bitmap, onto canvas: Bitmap, x: Int, y: Int, merges: Bool) throws(ProcessingError) -> Bitmap {
+        var pixels = canvas.pixels
+        try paste(image, into: &pixels, width: canvas.width, height: canvas.height, bytesPerRow: canvas.bytesPerRow, x: x, y: y, merges: merges)
+        return try bitmap(pixels, like: canvas)
+    }
+
+    /// `image` written into the canvas `pixels` (`width`×`height`, `bytesPerRow` apart) at
+    /// (`x`, `y`): replacing the canvas, or with `merges` composited over it (straight alpha).
+    static func paste(_ image: Bitmap, into pixels: inout [UInt8], width: Int, height: Int, bytesPerRow: Int, x: Int, y: Int,
+                      merges: Bool) throws(ProcessingError) {
+        let cancellation = WorkCancellation.current
+        for row in stride(from: max(0, y), to: min(height, y + image.height), by: 1) {
+            if row % PixelBands.rows == 0 { try cancellation?.check(ProcessingError.cancelled) }
+            for column in stride(from: max(0, x), to: min(width, x + image.width), by: 1) {
+                let i = (row - y) * image.bytesPerRow + (column - x) * 4, o = row * bytesPerRow + column * 4
+                let alpha = Double(image.pixels[i + 3]) / 255
+                guard merges, alpha < 1 else {
+                    for channel in 0..<4 { pixels[o + channel] = image.pixels[i + channel] }
+                    continue
+                }
+                let below = Double(pixels[o + 3]) / 255
+                let out = alpha + below * (1 - alpha)
+                for channel in 0..<3 {
+                    let value = out > 0 ? (Double(image.pixels[i + channel]) * alpha + Double(pixels[o + channel]) * below * (1 - alpha)) / out : 0
+                    pixels[o + channel] = UInt8(min(max(value.rounded(), 0), 255))
+                }
+                pixels[o + 3] = UInt8(min(max((out * 255).rounded(), 0), 255))
+            }
+        }
+    }
+
+    /// `pixels` as a bitmap of `shape`'s size and row length.
+    static func bitmap(_ pixels: [UInt8], like shape: Bitmap) throws(ProcessingError) -> Bitmap {
+        do {
+            return try Bitmap(width: shape.width, height: shape.height, bytesPerRow: shape.bytesPerRow, pixels: pixels)
+        } catch {
+            throw .invalidSize(width: shape.width, height: shape.height)
+        }
+    }
+}
