@@ -242,7 +242,7 @@ import Testing
             case "/big.jpg": .ok(Data(repeating: 0xFF, count: 3 << 20))
             case "/text": .ok(Data("hello, not an image".utf8), contentType: "text/plain")
             case "/broken": .status(500)
-            case "/slow.jpg": .ok(photo, delay: .seconds(12))
+            case "/slow.jpg": .ok(photo, delay: .seconds(20))
             default: .status(404)
             }
         }) { origin in
@@ -250,8 +250,9 @@ import Testing
             settings.maximumSourceBytes = 1 << 20
             settings.maximumSourcePixels = 10_000
             // Far above what the other cases take even under ThreadSanitizer (the 500 is retried
-            // with backoff; 1 s was too short there), far below the slow source's delay.
-            settings.requestTimeout = .seconds(6)
+            // with backoff; 1 s was too short there, and 6 s for a refusal from the header beside
+            // forty suites and a build), far below the slow source's delay.
+            settings.requestTimeout = .seconds(10)
             try await RunningServer.with(settings) { server in
                 func source(_ path: String) -> String { origin.url(path).absoluteString }
                 let cases: [(String, Int, String)] = [
