@@ -6,7 +6,7 @@ import Foundation
 /// imir properties are reported as `metadata.orientation` and applied like EXIF orientation
 /// (`appliesOrientation`); an EXIF orientation in AVIF only repeats them and is not read. AV1
 /// has no reduced decode, so `maxPixelSize` is left to the processing layer.
-public struct AVIFDecoder: ImageDecoding {
+public struct AVIFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -14,13 +14,7 @@ public struct AVIFDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .avif
-    }
+    public var format: ImageFormat { .avif }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

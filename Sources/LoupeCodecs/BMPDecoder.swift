@@ -7,7 +7,7 @@ import Foundation
 /// ImageMagick) that would bring far more than they read, and Swift's bounds checks keep
 /// a hostile file from reading outside its bytes. Embedded JPEG or PNG (compression 4 and 5)
 /// and OS/2 Huffman files are refused as corrupt.
-public struct BMPDecoder: ImageDecoding {
+public struct BMPDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -18,13 +18,7 @@ public struct BMPDecoder: ImageDecoding {
         }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .bmp
-    }
+    public var format: ImageFormat { .bmp }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

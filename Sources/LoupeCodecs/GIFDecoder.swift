@@ -5,7 +5,7 @@ import Foundation
 /// its callers): disposal methods, transparency, frame offsets, clipping, interlacing. The
 /// canvas starts transparent, as in browsers and the gif-test-suite. A file cut short after a
 /// complete frame yields the frames it has; a pixel index outside the colour table is an error.
-public struct GIFDecoder: ImageDecoding {
+public struct GIFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -14,13 +14,7 @@ public struct GIFDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try scan(raw, maxFrames: Int(UInt32.max - 1)) }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .gif
-    }
+    public var format: ImageFormat { .gif }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

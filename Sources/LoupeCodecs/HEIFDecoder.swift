@@ -8,7 +8,7 @@ import Foundation
 ///
 /// With `maxPixelSize`, the file's largest thumbnail item is decoded instead of the image when
 /// it is at least that large (iPhones store a 320 px one); HEVC has no reduced decode otherwise.
-public struct HEIFDecoder: ImageDecoding {
+public struct HEIFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -16,13 +16,7 @@ public struct HEIFDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withContainer(raw, limits: DecodingLimits()) { _, metadata, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .heif
-    }
+    public var format: ImageFormat { .heif }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

@@ -5,7 +5,7 @@ import Foundation
 /// its alpha (32 bits) or the 1-bit AND mask after it. The size checked against the limits is
 /// the chosen image's own header's, not the directory's one-byte sides, which a file can
 /// contradict.
-public struct ICODecoder: ImageDecoding {
+public struct ICODecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -22,13 +22,7 @@ public struct ICODecoder: ImageDecoding {
         }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .ico
-    }
+    public var format: ImageFormat { .ico }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         let entry = try Self.largestEntry(data)

@@ -39,6 +39,26 @@ extension ImageDecoding {
     }
 }
 
+/// A decoder of one format that reads an image's header once, in its own
+/// ``ImageDecoding/decode(_:options:afterHeader:)``. Its plain decode is that one with no
+/// decision, and it recognizes data by the format's signature alone
+/// (``ImageFormat/init(sniffing:)``), so a decoder states only what differs: its format, its
+/// header reader and its decode.
+public protocol SingleFormatDecoding: ImageDecoding {
+    /// The format this decoder reads; ``ImageDecoding/recognizes(_:)`` sniffs for it.
+    var format: ImageFormat { get }
+}
+
+extension SingleFormatDecoding {
+    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
+        try decode(data, options: options) { _, _ in }
+    }
+
+    public func recognizes(_ data: Data) -> Bool {
+        ImageFormat(sniffing: data) == format
+    }
+}
+
 extension DecodingOptions {
     /// The options a decoder goes on with once it has read `metadata`: the size limits checked
     /// (before the caller's decision sees a header they refuse), then `afterHeader`'s changes.

@@ -5,7 +5,7 @@ import Foundation
 /// grey, and the colour space libjxl describes with an ICC profile. Animations decode their
 /// first frame. The orientation in the header is reported, not applied by libjxl, so
 /// `appliesOrientation` treats it like EXIF's. libjxl 0.7 has no reduced decode.
-public struct JXLDecoder: ImageDecoding {
+public struct JXLDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -13,13 +13,7 @@ public struct JXLDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .jxl
-    }
+    public var format: ImageFormat { .jxl }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

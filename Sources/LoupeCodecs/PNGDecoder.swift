@@ -6,7 +6,7 @@ import Foundation
 /// decode, so `maxPixelSize` is ignored. Chunks after the image data are not read: a file whose
 /// pixels are complete decodes even if IEND is missing. APNG animation is not supported by
 /// Debian's libpng; such files decode as their default image.
-public struct PNGDecoder: ImageDecoding {
+public struct PNGDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -22,9 +22,7 @@ public struct PNGDecoder: ImageDecoding {
         try decode(data, options: options, allowingFastPath: true, afterHeader: afterHeader).image
     }
 
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .png
-    }
+    public var format: ImageFormat { .png }
 
     /// The largest image the C shim's fast path decodes, in bytes of inflated rows: it holds
     /// them all at once beside the output bitmap (libpng holds one row), so a 100-megapixel

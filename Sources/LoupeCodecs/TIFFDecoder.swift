@@ -5,7 +5,7 @@ import Foundation
 /// YCbCr, CMYK, 1 to 16 bits, strips or tiles, any of its compressions), alpha, the ICC
 /// profile. A multi-page file decodes its first page, as imgproxy does. The Orientation tag is
 /// reported, not applied by libtiff, so `appliesOrientation` treats it like EXIF's.
-public struct TIFFDecoder: ImageDecoding {
+public struct TIFFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -13,13 +13,7 @@ public struct TIFFDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withHeader(raw, limits: DecodingLimits()) { _, metadata, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .tiff
-    }
+    public var format: ImageFormat { .tiff }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

@@ -5,7 +5,7 @@ import Foundation
 /// the frames onto the canvas). A still image with `maxPixelSize` smaller than itself is
 /// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio; so is an
 /// animation's first frame when only it is asked for and it covers the canvas.
-public struct WebPDecoder: ImageDecoding {
+public struct WebPDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -13,13 +13,7 @@ public struct WebPDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withContainer(raw) { _, metadata, _, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .webp
-    }
+    public var format: ImageFormat { .webp }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
