@@ -45,10 +45,22 @@ struct OptionField: Sendable {
         self.key = key
         self.role = role
         let initial = ProcessingOptions()[keyPath: keyPath]
+        let read = Self.reader(of: keyPath)
         text = { options in
-            let value = options[keyPath: keyPath]
+            let value = read(options)
             return value == initial ? nil : value.resultKeyText
         }
-        isDefault = { $0[keyPath: keyPath] == initial }
+        isDefault = { read($0) == initial }
+    }
+
+    /// How the field is read on every request. A key path's projection copies the whole
+    /// options value first (every string and array in it retained, then released), once per
+    /// field of every key made; a stored field is read where it lies instead, at the offset
+    /// the key path names (`MemoryLayout.offset(of:)` gives one only for a stored property
+    /// whose storage is inline, so the load below reads an initialised `Value` there).
+    private static func reader<Value>(of keyPath: KeyPath<ProcessingOptions, Value> & Sendable)
+        -> @Sendable (ProcessingOptions) -> Value {
+        guard let offset = MemoryLayout<ProcessingOptions>.offset(of: keyPath) else { return { $0[keyPath: keyPath] } }
+        return { options in withUnsafeBytes(of: options) { $0.load(fromByteOffset: offset, as: Value.self) } }
     }
 }
