@@ -72,38 +72,14 @@ paths() {
   done
 }
 
-# CPU seconds (user + system) of a process and its children, and peak RSS in KiB (summed over
-# thumbor's processes).
-cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$total"; }
-peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }
-ticks=$(getconf CLK_TCK)
-
-# run <server> <pid> <port> <kind>: prints "req/s p50_ms p99_ms cpu_ms_per_request kb_per_response"
-# (the last from wrk's bytes read, headers included: a win must not come from bigger files)
+# run <server> <pid> <port> <kind>: wrk_measure's line for `kind`'s paths on `server`.
 run() {
   local server=$1 pid=$2 port=$3 kind=$4 run_id="$1-$4-$RANDOM$RANDOM"
   paths "$server" 20000 "$kind" "$run_id" > "$work/$run_id.txt"
   if [ "$kind" = warm ]; then  # fill the result caches first
     for path in $(head -16 "$work/$run_id.txt"); do curl -s -o /dev/null "http://127.0.0.1:$port$path"; done
   fi
-  local before after out
-  before=$(cpu_ticks "$pid")
-  out=$(wrk -t 2 -c "$connections" -d "${duration}s" --latency -s Scripts/bench/wrk-paths.lua "http://127.0.0.1:$port" -- "$work/$run_id.txt" 2 2>&1)
-  after=$(cpu_ticks "$pid")
-  echo "$out" > "$work/$run_id.wrk"
-  local requests rps p50 p99 non2xx
-  requests=$(echo "$out" | awk '/requests in/ { print $1 }')
-  local read
-  read=$(echo "$out" | awk '/requests in/ { print $NF == "read" ? $(NF - 1) : "0B" }')
-  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
-  p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
-  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ { print $NF }')
-  [ -z "$non2xx" ] || echo "warning: $server $kind: $non2xx non-2xx answers" >&2
-  awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" -v b="$read" 'function ms(x) {
-      if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
-    function kb(x) { if (x ~ /GB$/) return x * 1048576; if (x ~ /MB$/) return x * 1024; if (x ~ /KB$/) return x + 0; return x / 1024 }
-    BEGIN { printf "%s %.1f %.1f %.3f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0), (n > 0 ? kb(b) / n : 0) }'
+  wrk_measure "$pid" "$port" "$work/$run_id.txt" "$duration" "$connections"
 }
 
 echo "== measuring: $duration s per run, $connections connections, A B A B" >&2

@@ -1,5 +1,5 @@
-# Sourced by the service benchmarks (bench-serve.sh, bench-overload.sh, bench-animation.sh,
-# bench-cluster.sh): their folder, their sources and their reference.
+# Sourced by the service benchmarks (bench-serve.sh, bench-thumbor.sh, bench-overload.sh, bench-animation.sh,
+# bench-cluster.sh): their folder, their sources, their reference and their measurement.
 #   bench_workdir <name>     makes a temporary folder, `work`, removed on exit after the processes
 #                            listed in `pids` (and their children: thumbor forks workers) are
 #                            stopped.
@@ -10,8 +10,17 @@
 #                            /p/<anything>/<file> (a .jpg or .gif) as <folder>/root/<file> (so
 #                            every URL can be distinct); sets `origin` (its base URL) and adds it
 #                            to `pids`.
-#   thumbor_venv             installs thumbor 7.8 (PyPI) in .venv-thumbor once, the reference of
-#                            the service benchmarks.
+#   thumbor_venv [opencv]    installs thumbor 7.8 (PyPI) in .venv-thumbor once, the reference of
+#                            the service benchmarks; with `opencv`, its OpenCV extra too (the
+#                            face and feature detectors of `smart` crops).
+#   wrk_measure <pid> <port> <paths file> <seconds> <connections>
+#                            sends the file's paths (wrk-paths.lua) to 127.0.0.1:<port> and prints
+#                            "req/s p50_ms p99_ms cpu_ms_per_request kb_per_response" (CPU of <pid>
+#                            and its children; KB from wrk's bytes read, headers included: a win
+#                            must not come from bigger files); warns of non-2xx answers.
+#   cpu_ticks <pid>, peak_rss <pid>
+#                            CPU ticks (user + system) and peak RSS in KiB of a process and its
+#                            children (thumbor's processes, summed).
 photos=(astronaut chelsea coffee motorcycle_left rocket)
 bench_workdir() {
   work="$(mktemp -d "/tmp/loupe-bench-$1-XXXXXX")"
@@ -63,4 +72,29 @@ thumbor_venv() {
     python3 -m venv .venv-thumbor
     .venv-thumbor/bin/pip install --quiet --disable-pip-version-check thumbor==7.8.0
   fi
+  if [ "${1:-}" = opencv ] && ! .venv-thumbor/bin/python -c 'import cv2' 2>/dev/null; then
+    .venv-thumbor/bin/pip install --quiet --disable-pip-version-check "thumbor[opencv]==7.8.0"
+  fi
+}
+cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$total"; }
+peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }
+wrk_measure() {
+  local pid=$1 port=$2 paths=$3 seconds=$4 connections=$5 before after out ticks
+  ticks=$(getconf CLK_TCK)
+  before=$(cpu_ticks "$pid")
+  out=$(wrk -t 2 -c "$connections" -d "${seconds}s" --latency -s Scripts/bench/wrk-paths.lua "http://127.0.0.1:$port" -- "$paths" 2 2>&1)
+  after=$(cpu_ticks "$pid")
+  echo "$out" > "$paths.wrk"
+  local requests rps p50 p99 non2xx read
+  requests=$(echo "$out" | awk '/requests in/ { print $1 }')
+  read=$(echo "$out" | awk '/requests in/ { print $NF == "read" ? $(NF - 1) : "0B" }')
+  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
+  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ { print $NF }')
+  [ -z "$non2xx" ] || echo "warning: $(basename "$paths"): $non2xx non-2xx answers" >&2
+  awk -v r="$rps" -v n="$requests" -v p50="$p50" -v p99="$p99" -v c=$((after - before)) -v t="$ticks" -v b="$read" 'function ms(x) {
+      if (x ~ /us$/) return x / 1000; if (x ~ /ms$/) return x + 0; if (x ~ /s$/) return x * 1000; return x }
+    function kb(x) { if (x ~ /GB$/) return x * 1048576; if (x ~ /MB$/) return x * 1024; if (x ~ /KB$/) return x + 0; return x / 1024 }
+    BEGIN { printf "%s %.1f %.1f %.3f %.1f\n", r, ms(p50), ms(p99), (n > 0 ? c / t * 1000 / n : 0), (n > 0 ? kb(b) / n : 0) }'
 }
