@@ -20,13 +20,9 @@ duration="${1:-30}"
 clients="${2:-64}"
 source Scripts/setup.sh
 bash Scripts/fetch-corpus.sh >/dev/null
-if [ -z "${LOUPE_BIN:-}" ]; then
-  echo "== building loupe (release, .build-release)" >&2
-  swift build -c release --product loupe --scratch-path .build-release >&2
-  LOUPE_BIN=.build-release/release/loupe
-fi
 
 source Scripts/bench/bench-sources.sh
+loupe_bin
 bench_workdir overload
 echo "== sources: 4000x3000 JPEG, tiled from the corpus's photos" >&2
 mkdir -p "$work/root" "$work/tmp"

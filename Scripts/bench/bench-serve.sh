@@ -32,26 +32,9 @@ bench_workdir serve
 thumbor_venv
 bench_sources "$work"
 
-loupe_port=$(free_port)
-"$LOUPE_BIN" serve --port "$loupe_port" --allow-unsigned --permit-addresses 127.0.0.1 --quiet \
-  --cache-dir "$work/loupe-cache" --queue 1000 >/dev/null 2>"$work/loupe.log" & pids+=($!)
-loupe_pid=$!
-thumbor_port=$(free_port)
-cat > "$work/thumbor.conf" <<CONF
-ALLOW_UNSAFE_URL = True
-QUALITY = 80
-LOADER = 'thumbor.loaders.http_loader'
-STORAGE = 'thumbor.storages.no_storage'
-RESULT_STORAGE = 'thumbor.result_storages.file_storage'
-RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'
-RESULT_STORAGE_STORES_UNSAFE = True
-RESULT_STORAGE_EXPIRATION_SECONDS = 3600
-CONF
-.venv-thumbor/bin/thumbor --ip 127.0.0.1 --port "$thumbor_port" --processes "$cores" -c "$work/thumbor.conf" -l error \
-  >"$work/thumbor.log" 2>&1 & pids+=($!)
-thumbor_pid=$!
-wait_port "$loupe_port"
-wait_port "$thumbor_port"
+start_servers --allow-unsigned --queue 1000 -- "ALLOW_UNSAFE_URL = True" \
+  "RESULT_STORAGE = 'thumbor.result_storages.file_storage'" "RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'" \
+  "RESULT_STORAGE_STORES_UNSAFE = True" "RESULT_STORAGE_EXPIRATION_SECONDS = 3600"
 
 # URL lists. $1: name, $2: count, $3: "cold" (fit, all distinct), "warm" (fit, 16 repeated) or
 # "fill" (fill 300x300 at the centre, all distinct).

@@ -1,5 +1,8 @@
 # Sourced by the service benchmarks (bench-serve.sh, bench-thumbor.sh, bench-overload.sh, bench-animation.sh,
 # bench-cluster.sh): their folder, their sources, their reference and their measurement.
+#   bench_setup              the system packages (Scripts/setup.sh) and the corpus.
+#   loupe_bin                LOUPE_BIN as given, else the release build in .build-release,
+#                            brought up to date here.
 #   bench_workdir <name>     makes a temporary folder, `work`, removed on exit after the processes
 #                            listed in `pids` (and their children: thumbor forks workers) are
 #                            stopped.
@@ -18,10 +21,26 @@
 #                            "req/s p50_ms p99_ms cpu_ms_per_request kb_per_response" (CPU of <pid>
 #                            and its children; KB from wrk's bytes read, headers included: a win
 #                            must not come from bigger files); warns of non-2xx answers.
+#   start_servers <loupe flags> -- <thumbor config lines>
+#                            starts `$LOUPE_BIN serve` (its cache in the folder) and thumbor (as
+#                            many processes as cores, QUALITY 80, the HTTP loader, no storage)
+#                            on free loopback ports and waits for both; sets loupe_pid,
+#                            loupe_port, thumbor_pid and thumbor_port.
 #   cpu_ticks <pid>, peak_rss <pid>
 #                            CPU ticks (user + system) and peak RSS in KiB of a process and its
 #                            children (thumbor's processes, summed).
 photos=(astronaut chelsea coffee motorcycle_left rocket)
+bench_setup() {
+  source Scripts/setup.sh
+  bash Scripts/fetch-corpus.sh >/dev/null
+}
+loupe_bin() {
+  if [ -z "${LOUPE_BIN:-}" ]; then
+    echo "== building loupe (release, .build-release)" >&2
+    swift build -c release --product loupe --scratch-path .build-release >&2
+    LOUPE_BIN=.build-release/release/loupe
+  fi
+}
 bench_workdir() {
   work="$(mktemp -d "/tmp/loupe-bench-$1-XXXXXX")"
   pids=()
@@ -75,6 +94,23 @@ thumbor_venv() {
   if [ "${1:-}" = opencv ] && ! .venv-thumbor/bin/python -c 'import cv2' 2>/dev/null; then
     .venv-thumbor/bin/pip install --quiet --disable-pip-version-check "thumbor[opencv]==7.8.0"
   fi
+}
+start_servers() {
+  local flags=() line
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do flags+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  loupe_port=$(free_port)
+  "$LOUPE_BIN" serve --port "$loupe_port" --permit-addresses 127.0.0.1 --quiet --cache-dir "$work/loupe-cache" \
+    "${flags[@]}" >/dev/null 2>"$work/loupe.log" & pids+=($!)
+  loupe_pid=$!
+  thumbor_port=$(free_port)
+  printf '%s\n' "QUALITY = 80" "LOADER = 'thumbor.loaders.http_loader'" "STORAGE = 'thumbor.storages.no_storage'" > "$work/thumbor.conf"
+  for line in "$@"; do echo "$line" >> "$work/thumbor.conf"; done
+  .venv-thumbor/bin/thumbor --ip 127.0.0.1 --port "$thumbor_port" --processes "$(nproc)" -c "$work/thumbor.conf" -l error \
+    >"$work/thumbor.log" 2>&1 & pids+=($!)
+  thumbor_pid=$!
+  wait_port "$loupe_port"
+  wait_port "$thumbor_port"
 }
 cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$total"; }
 peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }

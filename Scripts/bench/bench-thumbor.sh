@@ -14,19 +14,10 @@
 # thumbor runs as many processes as cores; loupe serve with its defaults. Everything on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-duration="${1:-15}"
-connections="${2:-4}"
-rounds="${3:-3}"
-source Scripts/setup.sh
-bash Scripts/fetch-corpus.sh >/dev/null
-if [ -z "${LOUPE_BIN:-}" ]; then
-  echo "== building loupe (release, .build-release)" >&2
-  swift build -c release --product loupe --scratch-path .build-release >&2
-  LOUPE_BIN=.build-release/release/loupe
-fi
-cores=$(nproc)
-
 source Scripts/bench/bench-sources.sh
+bench_setup
+loupe_bin
+duration="${1:-15}" connections="${2:-4}" rounds="${3:-3}"
 bench_workdir thumbor
 thumbor_venv opencv
 
@@ -47,24 +38,9 @@ for name in "${photos[@]}"; do
   echo "   $name: $(vipsheader -f width "$work/root/$name.jpg")x$(vipsheader -f height "$work/root/$name.jpg"), $(stat -c %s "$work/root/$name.jpg") bytes" >&2
 done
 
-loupe_port=$(free_port)
-"$LOUPE_BIN" serve --port "$loupe_port" --thumbor-allow-unsafe --permit-addresses 127.0.0.1 --quiet \
-  --cache-dir "$work/loupe-cache" --queue 1000 >/dev/null 2>"$work/loupe.log" & pids+=($!)
-loupe_pid=$!
-thumbor_port=$(free_port)
-cat > "$work/thumbor.conf" <<CONF
-ALLOW_UNSAFE_URL = True
-QUALITY = 80
-LOADER = 'thumbor.loaders.http_loader'
-STORAGE = 'thumbor.storages.no_storage'
-RESULT_STORAGE = 'thumbor.result_storages.no_storage'
-DETECTORS = ['thumbor.detectors.face_detector', 'thumbor.detectors.feature_detector']
-CONF
-.venv-thumbor/bin/thumbor --ip 127.0.0.1 --port "$thumbor_port" --processes "$cores" -c "$work/thumbor.conf" -l error \
-  >"$work/thumbor.log" 2>&1 & pids+=($!)
-thumbor_pid=$!
-wait_port "$loupe_port"
-wait_port "$thumbor_port"
+start_servers --thumbor-allow-unsafe --queue 1000 -- "ALLOW_UNSAFE_URL = True" \
+  "RESULT_STORAGE = 'thumbor.result_storages.no_storage'" \
+  "DETECTORS = ['thumbor.detectors.face_detector', 'thumbor.detectors.feature_detector']"
 
 # The operation of each workload, as a thumbor URL's options (both servers get the same paths).
 declare -A operation=(
@@ -99,7 +75,7 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 
-echo "thumbor URLs on real photos (5, 0.2-8 MB), JPEG q80; $cores cores, wrk -c $connections, ${duration} s per run, median of $rounds rounds:"
+echo "thumbor URLs on real photos (5, 0.2-8 MB), JPEG q80; $(nproc) cores, wrk -c $connections, ${duration} s per run, median of $rounds rounds:"
 printf "%-11s %-8s %10s %10s %10s %14s\n" "" "server" "req/s" "p50 ms" "p99 ms" "CPU ms/req"
 median_of() {
   local column=$2 round
