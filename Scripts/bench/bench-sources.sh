@@ -9,8 +9,13 @@
 #   bench_sources <folder>   writes ~2-megapixel JPEG photos (quality 90), upscaled from the
 #                            corpus's colour photographs, to <folder>/root/<name>.jpg, and starts
 #                            bench_origin over them; sets `photos` (the names).
+#   real_photos <folder>     writes real photos at their own size (none upscaled) to
+#                            <folder>/root/<name>.jpg: thumbor's fixtures from its source
+#                            distribution on PyPI (portraits of 5760x3840 and 800x533, a group
+#                            photo of 3456x4052, an 800 px portrait) and the corpus's motorcycle;
+#                            sets `photos`. Needs thumbor_venv (its pip) first.
 #   bench_origin <folder>    starts nginx on a free loopback port serving
-#                            /p/<anything>/<file> (a .jpg or .gif) as <folder>/root/<file> (so
+#                            /p/<anything>/<file> (a .jpg, .gif or .webp) as <folder>/root/<file> (so
 #                            every URL can be distinct); sets `origin` (its base URL) and adds it
 #                            to `pids`.
 #   thumbor_venv [opencv]    installs thumbor 7.8 (PyPI) in .venv-thumbor once, the reference of
@@ -66,6 +71,23 @@ bench_sources() {
   done
   bench_origin "$work"
 }
+real_photos() {
+  local work=$1 name
+  echo "== sources: thumbor's fixture photos (PyPI sdist) and the corpus's motorcycle" >&2
+  mkdir -p "$work/root" "$work/sdist"
+  .venv-thumbor/bin/pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: -d "$work/sdist" thumbor==7.8.0
+  tar xzf "$work"/sdist/thumbor-*.tar.gz -C "$work/sdist" --strip-components=1 --wildcards '*/tests/fixtures/images/*' \
+    '*/thumbor/fixtures/filters/800px-Guido-portrait-2014.jpg'
+  cp "$work/sdist/tests/fixtures/images/Christophe_Henner_-_June_2016.jpg" "$work/root/henner.jpg"
+  cp "$work/sdist/tests/fixtures/images/10_years_of_Wikipedia_by_Guillaume_Paumier.jpg" "$work/root/wikipedia.jpg"
+  cp "$work/sdist/tests/fixtures/images/Giunchedi%2C_Filippo_January_2015_01.jpg" "$work/root/giunchedi.jpg"
+  cp "$work/sdist/thumbor/fixtures/filters/800px-Guido-portrait-2014.jpg" "$work/root/guido.jpg"
+  vips copy Corpus/skimage/motorcycle_left.png "$work/root/motorcycle.jpg[Q=90]"
+  photos=(henner wikipedia giunchedi guido motorcycle)
+  for name in "${photos[@]}"; do
+    echo "   $name: $(vipsheader -f width "$work/root/$name.jpg")x$(vipsheader -f height "$work/root/$name.jpg"), $(stat -c %s "$work/root/$name.jpg") bytes" >&2
+  done
+}
 bench_origin() {
   local work=$1 port
   mkdir -p "$work/root" "$work/tmp"
@@ -76,8 +98,8 @@ events { worker_connections 4096; }
 http {
   access_log off; client_body_temp_path $work/tmp/body; proxy_temp_path $work/tmp/proxy;
   fastcgi_temp_path $work/tmp/fastcgi; uwsgi_temp_path $work/tmp/uwsgi; scgi_temp_path $work/tmp/scgi;
-  types { image/jpeg jpg; image/gif gif; } keepalive_requests 1000000;
-  server { listen 127.0.0.1:$port; location ~ ^/p/.*/([a-z_]+\.(jpg|gif))$ { alias $work/root/\$1; } }
+  types { image/jpeg jpg; image/gif gif; image/webp webp; } keepalive_requests 1000000;
+  server { listen 127.0.0.1:$port; location ~ ^/p/.*/([a-z_]+\.(jpg|gif|webp))$ { alias $work/root/\$1; } }
 }
 CONF
   /usr/sbin/nginx -p "$work" -c "$work/origin.conf" </dev/null >/dev/null 2>&1 &

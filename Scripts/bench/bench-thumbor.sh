@@ -21,22 +21,8 @@ duration="${1:-15}" connections="${2:-4}" rounds="${3:-3}"
 bench_workdir thumbor
 thumbor_venv opencv
 
-echo "== sources: thumbor's fixture photos (PyPI sdist) and the corpus's motorcycle" >&2
-mkdir -p "$work/root" "$work/sdist"
-.venv-thumbor/bin/pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: -d "$work/sdist" thumbor==7.8.0
-tar xzf "$work"/sdist/thumbor-*.tar.gz -C "$work/sdist" --strip-components=1 --wildcards '*/tests/fixtures/images/*' \
-  '*/thumbor/fixtures/filters/800px-Guido-portrait-2014.jpg'
-cp "$work/sdist/tests/fixtures/images/Christophe_Henner_-_June_2016.jpg" "$work/root/henner.jpg"
-cp "$work/sdist/tests/fixtures/images/10_years_of_Wikipedia_by_Guillaume_Paumier.jpg" "$work/root/wikipedia.jpg"
-cp "$work/sdist/tests/fixtures/images/Giunchedi%2C_Filippo_January_2015_01.jpg" "$work/root/giunchedi.jpg"
-cp "$work/sdist/thumbor/fixtures/filters/800px-Guido-portrait-2014.jpg" "$work/root/guido.jpg"
-cp Corpus/skimage/motorcycle_left.png "$work/motorcycle.png"
-vips copy "$work/motorcycle.png" "$work/root/motorcycle.jpg[Q=90]"
-photos=(henner wikipedia giunchedi guido motorcycle)
+real_photos "$work"
 bench_origin "$work"
-for name in "${photos[@]}"; do
-  echo "   $name: $(vipsheader -f width "$work/root/$name.jpg")x$(vipsheader -f height "$work/root/$name.jpg"), $(stat -c %s "$work/root/$name.jpg") bytes" >&2
-done
 
 start_servers --thumbor-allow-unsafe --queue 1000 -- "ALLOW_UNSAFE_URL = True" \
   "RESULT_STORAGE = 'thumbor.result_storages.no_storage'" \
