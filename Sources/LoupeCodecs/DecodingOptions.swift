@@ -23,9 +23,9 @@ public struct DecodingOptions: Sendable, Equatable {
     public var sixteenBitReduction: SixteenBitReduction
     /// The smallest share of the source's size the caller needs on both sides (0 < scale ≤ 1):
     /// JPEG decodes at the smallest N/8 scale not below it (and not below what `maxPixelSize`
-    /// asks), for a caller that scales the image down by a known factor whatever the box's
-    /// shape. Other formats decode at full size. nil = no such need; 1 (or any value not
-    /// above 0 and below 1) = full size.
+    /// asks), a still WebP at that share exactly (rounded up), for a caller that scales the
+    /// image down by a known factor whatever the box's shape. Other formats decode at full
+    /// size. nil = no such need; 1 (or any value not above 0 and below 1) = full size.
     public var minimumScale: Double?
 
     /// Creates options; the defaults decode every frame at full size, converted to sRGB.

@@ -3,8 +3,9 @@ import Foundation
 
 /// Decodes WebP with libwebp: lossy, lossless, alpha, and animations (libwebpdemux composites
 /// the frames onto the canvas). A still image with `maxPixelSize` smaller than itself is
-/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio; so is an
-/// animation's first frame when only it is asked for and it covers the canvas.
+/// scaled inside libwebp's decoder to fit that size, keeping its aspect ratio, and one with a
+/// `minimumScale` to that share of its size; so is an animation's first frame when only it is
+/// asked for and it covers the canvas.
 public struct WebPDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -39,12 +40,7 @@ public struct WebPDecoder: SingleFormatDecoding {
     }
 
     private func decodeStill(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions, plan: ColorPlan) throws -> DecodedImage {
-        var width = metadata.width, height = metadata.height
-        if let target = options.maxPixelSize, target > 0, max(width, height) > target {
-            let scale = Double(target) / Double(max(width, height))
-            width = max(1, Int((Double(width) * scale).rounded()))
-            height = max(1, Int((Double(height) * scale).rounded()))
-        }
+        let (width, height) = Self.decodedSize(width: metadata.width, height: metadata.height, options: options)
         var message = CMessage()
         let bitmap = try Bitmap(width: width, height: height) { out, stride in
             let status = message.withPointer { text in
@@ -55,6 +51,28 @@ public struct WebPDecoder: SingleFormatDecoding {
             plan.apply(to: out, bytesPerRow: stride, width: width, height: height)
         }
         return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap))
+    }
+
+    /// The size a still image decodes at: fitted to `maxPixelSize` (rounded), and not below
+    /// `minimumScale` of the source (rounded up, so a processor that scales the image down by
+    /// that factor still finds every pixel it needs); the larger of the two when both are
+    /// given, the full size when neither asks for less. libwebp decodes the full picture and
+    /// scales its rows as they come, so the smaller size saves the colour conversion, the
+    /// memory and the processor's resampling, not the decode itself.
+    static func decodedSize(width: Int, height: Int, options: DecodingOptions) -> (width: Int, height: Int) {
+        let longest = max(width, height)
+        var fitted: Double?
+        if let target = options.maxPixelSize {
+            fitted = target > 0 && longest > target ? Double(target) / Double(longest) : 1
+        }
+        // A scale of NaN, not above 0 or not below 1 reads as full size, as for JPEG.
+        let needed = options.minimumScale.map { $0 > 0 && $0 < 1 ? $0 : 1 }
+        let scale = max(fitted ?? 0, needed ?? 0)
+        guard scale > 0, scale < 1 else { return (width, height) }
+        if let needed, needed >= scale {
+            return (max(1, Int((Double(width) * needed).rounded(.up))), max(1, Int((Double(height) * needed).rounded(.up))))
+        }
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 
     private func decodeAnimation(_ webp: OpaquePointer, metadata: ImageMetadata, options: DecodingOptions, plan: ColorPlan) throws -> DecodedImage {

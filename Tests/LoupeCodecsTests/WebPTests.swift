@@ -57,6 +57,40 @@ import Testing
         #expect(image.metadata.width == 600)
     }
 
+    /// A processor that needs a share of the source (a fill's scale) gets at least that share,
+    /// decoded scaled by libwebp, and its pixels are the full decode's, downscaled.
+    @Test func scaledDecodeKeepsTheNeededShare() throws {
+        let name = "x-image/blue-purple-pink-large.lossless.webp"
+        let scaled = try decodeCorpus(name, options: DecodingOptions(minimumScale: 0.3)).bitmap
+        #expect(scaled.width == 180 && scaled.height == 120)
+        // 600×400 at 0.301 is 180.6×120.4: rounded up, never below the share.
+        let roundedUp = try decodeCorpus(name, options: DecodingOptions(minimumScale: 0.301)).bitmap
+        #expect(roundedUp.width == 181 && roundedUp.height == 121)
+        // The box asks for more than the share: the larger wins, as for JPEG.
+        let boxed = try decodeCorpus(name, options: DecodingOptions(maxPixelSize: 300, minimumScale: 0.3)).bitmap
+        #expect(boxed.width == 300 && boxed.height == 200)
+        #expect(try decodeCorpus(name, options: DecodingOptions(minimumScale: 1)).bitmap.width == 600)
+        #expect(try decodeCorpus(name, options: DecodingOptions(minimumScale: .nan)).bitmap.width == 600)
+        // A quarter: each pixel the mean of a 4×4 block of the full decode (libwebp's rescaler
+        // averages areas), within rounding.
+        let quarter = try decodeCorpus(name, options: DecodingOptions(minimumScale: 0.25)).bitmap
+        let full = try decodeCorpus(name).bitmap
+        #expect(quarter.width == 150 && quarter.height == 100)
+        var difference = 0
+        for y in 0..<quarter.height {
+            for x in 0..<quarter.width {
+                for channel in 0..<3 {
+                    var sum = 0
+                    for dy in 0..<4 {
+                        for dx in 0..<4 { sum += Int(full.pixels[(y * 4 + dy) * full.bytesPerRow + (x * 4 + dx) * 4 + channel]) }
+                    }
+                    difference += abs(sum / 16 - Int(quarter.pixels[y * quarter.bytesPerRow + x * 4 + channel]))
+                }
+            }
+        }
+        #expect(Double(difference) / Double(quarter.width * quarter.height * 3) < 2)
+    }
+
     /// The corpus has no animated WebP, so this builds one from two lossless frames the
     /// encoder makes, in the container layout of the WebP specification (VP8X, ANIM, ANMF).
     @Test func animatedFramesCompositeWithDurations() throws {
