@@ -12,6 +12,14 @@ extension GaussianBlur: CostEstimating {
     }
 }
 
+extension ThumborBlur: CostEstimating {
+    /// Two passes of the kernel (2 × radius + 1 taps) over every pixel's channels, through an
+    /// image of four bytes a pixel and a row of doubles.
+    public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
+        .perPixel(2 * Double(2 * radius + 1) + 2, bytes: 4 + 4, width: width, height: height)
+    }
+}
+
 extension Sharpen: CostEstimating {
     /// A conversion to L*a*b* and back (about 30 operations a pixel), two passes of the mask's
     /// kernel, through buffers of four floats and one float a pixel.

@@ -96,7 +96,13 @@ import Testing
         let url = try ThumborURL(path: "/unsafe/300x200/filters:quality(70):format(webp):blur(3):rotate(90):unknown(1,2):background_color(ff0000)/a.jpg")
         #expect(url.options.quality == 70)
         #expect(url.options.format == .webp)
-        #expect(url.options.blur == 3)
+        // thumbor's own blur (its kernel cut at the radius), not imgproxy's: a step of its own.
+        #expect(url.options.blur == 0)
+        #expect(url.options.thumborFilters.steps.map(\.identifier) == [ThumborBlur(radius: 3)?.identifier])
+        // As thumbor: a radius of 0 is refused and the filter left out; one past 150 is cut to it.
+        #expect(try ThumborURL(path: "/unsafe/filters:blur(0)/a.jpg").options.thumborFilters.steps.isEmpty)
+        #expect(try ThumborURL(path: "/unsafe/filters:blur(500)/a.jpg").options.thumborFilters.steps.map(\.identifier)
+            == [ThumborBlur(radius: 150, sigma: 500)?.identifier])
         #expect(url.options.rotate == 270)
         #expect(url.options.background == RGBColor(red: 255, green: 0, blue: 0))
         #expect(url.filters.map(\.name) == ["quality", "format", "blur", "rotate", "unknown", "background_color"])

@@ -20,10 +20,11 @@ extension ThumborFilter {
         ThumborFilter("max_age", arguments: 1...1, "this result's `Cache-Control` max-age in seconds, in place of `--ttl`") { call, options throws(ServiceError) in
             options.maxAge = try call.integer(0, in: 0...315_360_000)
         },
-        ThumborFilter("blur", arguments: 1...2, "Gaussian blur `blur(radius[, sigma])`, sigma the radius when 0 or absent: imgproxy's `blur` with that sigma (at most 100); thumbor's kernel stops at 150 pixels, Loupe's at three sigmas") { call, options throws(ServiceError) in
-            let radius = try call.number(0, in: 0.000_001...150)
-            let sigma = call.given(1) == nil ? 0 : try call.number(1, in: 0...GaussianBlur.maximumSigma)
-            options.blur = min(sigma == 0 ? radius : sigma, GaussianBlur.maximumSigma)
+        ThumborFilter("blur", arguments: 1...2, "thumbor's Gaussian blur `blur(radius[, sigma])`: the kernel cut at the radius (at most 150), sigma the radius when 0 or absent; `blur(0)` leaves the image as it is (`ThumborBlur`)") { call, options throws(ServiceError) in
+            let radius = try call.integer(0, in: 0...OptionArguments.largestArgument)
+            let sigma = call.given(1) == nil ? 0 : abs(try call.number(1, in: -1_000_000...1_000_000))
+            // thumbor refuses a radius of 0, and a refused filter is left out: the image unchanged.
+            if let blur = ThumborBlur(radius: radius, sigma: sigma) { options.thumborFilters.steps.append(blur) }
         },
         ThumborFilter("background_color", arguments: 1...1, "colour under transparency (hex or a basic colour name): imgproxy's `background`; `auto`, the image's average colour, is `Backdrop` after the other filters") { call, options throws(ServiceError) in
             if call.given(0) == "auto" {

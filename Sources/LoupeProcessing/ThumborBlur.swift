@@ -1,0 +1,81 @@
+import Foundation
+import LoupeCaching
+import LoupeCodecs
+
+/// thumbor's `blur(radius, sigma)`: a Gaussian of `sigma` cut at `radius` pixels each side (so
+/// with thumbor's default sigma, the radius, only one sigma of the curve is kept), its weights
+/// divided by their sum, applied across and then down; edges extended by repeating the
+/// outermost pixels; each pass's channels truncated to whole values and clamped, as thumbor's
+/// C convolution stores them; alpha blurred as a channel of its own when the image has
+/// transparency (straight, not premultiplied, as thumbor), an opaque image staying opaque.
+public struct ThumborBlur: ImageProcessing {
+    /// thumbor's largest radius: a larger one is cut to it, as thumbor does.
+    public static let maximumRadius = 150
+
+    /// Pixels each side of the centre the kernel reaches, 1 to ``maximumRadius``.
+    public let radius: Int
+    /// The Gaussian's standard deviation.
+    public let sigma: Double
+
+    /// thumbor's blur of `radius` (cut to ``maximumRadius``) and `sigma` (the radius when 0);
+    /// `nil` for a radius below 1 or a sigma that is negative or not finite.
+    public init?(radius: Int, sigma: Double = 0) {
+        guard radius >= 1, sigma >= 0, sigma.isFinite else { return nil }
+        self.radius = min(radius, Self.maximumRadius)
+        self.sigma = sigma == 0 ? Double(radius) : sigma
+    }
+
+    public var identifier: String { "loupe.thumbor-blur(\(radius),\(sigma))" }
+
+    /// The kernel's weights, centre at ``radius``, summing to 1.
+    var weights: [Double] {
+        let twoSigmaSquared = 2 * sigma * sigma
+        // thumbor's weights before they are divided by their sum (the density's factor kept, so
+        // that the sums, truncated to whole values, round as thumbor's do).
+        let curve = (-radius...radius).map { offset in exp(-Double(offset * offset) / twoSigmaSquared) / (twoSigmaSquared * .pi).squareRoot() }
+        let sum = curve.reduce(0, +)
+        return curve.map { $0 / sum }
+    }
+
+    public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+        let across = try pass(bitmap, horizontal: true)
+        return try pass(across, horizontal: false)
+    }
+
+    /// One pass of the kernel, along rows or along columns.
+    private func pass(_ bitmap: Bitmap, horizontal: Bool) throws(ProcessingError) -> Bitmap {
+        let kernel = weights
+        let width = bitmap.width, height = bitmap.height, stride = bitmap.bytesPerRow
+        let channels = bitmap.hasTransparency ? 4 : 3
+        let cancellation = WorkCancellation.current
+        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
+            try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
+                var sums = [Double](repeating: 0, count: width * 4)
+                for y in 0..<height {
+                    try cancellation?.check(ProcessingError.cancelled)
+                    for index in sums.indices { sums[index] = 0 }
+                    for (tap, weight) in kernel.enumerated() {
+                        let offset = tap - radius
+                        if horizontal {
+                            let row = y * stride
+                            for x in 0..<width {
+                                let from = row + min(max(x + offset, 0), width - 1) * 4
+                                for channel in 0..<channels { sums[x * 4 + channel] += Double(source[from + channel]) * weight }
+                            }
+                        } else {
+                            let row = min(max(y + offset, 0), height - 1) * stride
+                            for x in 0..<width {
+                                for channel in 0..<channels { sums[x * 4 + channel] += Double(source[row + x * 4 + channel]) * weight }
+                            }
+                        }
+                    }
+                    let row = y * stride
+                    for x in 0..<width {
+                        for channel in 0..<channels { out[row + x * 4 + channel] = PixelBands.clamp(sums[x * 4 + channel]) }
+                        if channels == 3 { out[row + x * 4 + 3] = 255 }
+                    }
+                }
+            }
+        }
+    }
+}
