@@ -51,6 +51,13 @@ public:
                 return classifier;
             }
         }
+        // Checked first: OpenCV itself would also print its own error line for a missing file.
+        if (FILE *file = std::fopen(path.c_str(), "rb")) {
+            std::fclose(file);
+        } else {
+            std::snprintf(message, LV_MESSAGE_CAPACITY, "cannot read the cascade %s", path.c_str());
+            return nullptr;
+        }
         auto classifier = std::make_unique<cv::CascadeClassifier>();
         if (!classifier->load(path) || classifier->empty()) {
             std::snprintf(message, LV_MESSAGE_CAPACITY, "cannot load the cascade %s", path.c_str());

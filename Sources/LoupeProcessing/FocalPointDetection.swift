@@ -66,8 +66,8 @@ public struct FocalPointDetection: Sendable {
             throw .cancelled
         }
         try Self.checkCancellation()
-        let faces = try faces(in: grey, library: library, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
-        guard faces.isEmpty else { return faces }
+        let found = try faces(in: grey, library: library, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
+        guard found.isEmpty else { return found }
         try Self.checkCancellation()
         return try library.goodFeatures(in: grey, maxCorners: Self.maxCorners, qualityLevel: Self.cornerQuality, minDistance: Self.cornerDistance)
             .map { point in
@@ -116,7 +116,7 @@ public struct FocalPointDetection: Sendable {
     }
 
     /// Pixel operations per pixel of the grey copy for the cascade and the corners together.
-    static let operationsPerCopyPixel = 400.0
+    static let operationsPerCopyPixel = 600.0
 
     private static func checkCancellation() throws(VisionFailure) {
         try WorkCancellation.current?.check(VisionFailure.cancelled)

@@ -7,7 +7,7 @@ import NIOCore
 import Testing
 
 /// thumbor's `smart` through a real `loupe serve` over HTTP. On photos with faces (from
-/// scikit-image's data and gdk-pixbuf's tests, none made for this test) the cut contains every
+/// scikit-image's data and thumbor's detector tests, none made for this test) the cut contains every
 /// face that OpenCV's own Python binding finds with thumbor's parameters, where the same cut
 /// aligned away from them does not; on photos without faces the answer is the cut centred on
 /// their corners; and a `loupe` without libLoupeVision beside it answers with the edge-energy
@@ -33,19 +33,45 @@ import Testing
         func size(width: Int, height: Int) -> String { horizontal ? "\(length)x\(height)" : "\(width)x\(length)" }
     }
 
-    static let faceImages = ["skimage/astronaut.png", "skimage/camera.png", "gdk-pixbuf/issue70.jpg"]
-    static let facelessImages = ["skimage/coffee.png"]
+    /// Photos with faces: scikit-image's astronaut, and the two portraits of thumbor's face
+    /// detector tests (Wikimedia Commons photos; one 5760×3840, where detection runs on a copy
+    /// thirteen times smaller).
+    static let faceImages = [Corpus.url("skimage/astronaut.png"), thumborFixture("Giunchedi%2C_Filippo_January_2015_01.jpg"),
+                             thumborFixture("Christophe_Henner_-_June_2016.jpg")]
+    /// Photos without: scikit-image's coffee, and thumbor's own `no_face.jpg`.
+    static let facelessImages = [Corpus.url("skimage/coffee.png"), thumborFixture("no_face.jpg")]
+
+    static func thumborFixture(_ name: String) -> URL {
+        ThumborFilterConformanceTests.sdist.appendingPathComponent("tests/fixtures/images").appendingPathComponent(name)
+    }
+
+    /// A local root holding `files` under plain names (`image0.jpg`, …), for `local:///` URLs.
+    static func localRoot(_ files: [URL]) throws -> (folder: TemporaryFolder, names: [String]) {
+        let folder = try TemporaryFolder.created()
+        var names: [String] = []
+        for (index, file) in files.enumerated() {
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw CorpusMissing(path: "\(file.path) (run Scripts/fetch-corpus.sh and bash Scripts/conformance/venv.sh)")
+            }
+            let name = "image\(index).\(file.pathExtension)"
+            try FileManager.default.copyItem(at: file, to: folder.url.appendingPathComponent(name))
+            names.append(name)
+        }
+        return (folder, names)
+    }
 
     @Test func cutsKeepEveryFaceOpenCVFinds() async throws {
         let references = try await Self.references(Self.faceImages)
-        let serve = try ServeProcess(Self.arguments)
+        let root = try Self.localRoot(Self.faceImages)
+        defer { root.folder.remove() }
+        let serve = try ServeProcess(Self.arguments(root: root.folder))
         defer { serve.kill() }
         let port = try await serve.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            for (file, reference) in zip(Self.faceImages, references) {
-                try #require(!reference.faces.isEmpty, "OpenCV finds no face in \(file)")
-                let source = try Self.upright(file)
+            for (file, reference) in zip(root.names, references) {
+                try #require(!reference.faces.isEmpty, "OpenCV finds no face in \(reference.path)")
+                let source = try Self.upright(root.folder.url.appendingPathComponent(file))
                 #expect((source.width, source.height) == (reference.width, reference.height))
                 let horizontal = reference.width >= reference.height
                 let extent = horizontal ? reference.width : reference.height
@@ -77,15 +103,17 @@ import Testing
 
     @Test func cutsWithoutFacesCentreOnTheirCorners() async throws {
         let references = try await Self.references(Self.facelessImages)
-        let serve = try ServeProcess(Self.arguments)
+        let root = try Self.localRoot(Self.facelessImages)
+        defer { root.folder.remove() }
+        let serve = try ServeProcess(Self.arguments(root: root.folder))
         defer { serve.kill() }
         let port = try await serve.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            for (file, reference) in zip(Self.facelessImages, references) {
-                #expect(reference.faces.isEmpty, "OpenCV finds faces in \(file)")
+            for (file, reference) in zip(root.names, references) {
+                #expect(reference.faces.isEmpty, "OpenCV finds faces in \(reference.path)")
                 try #require(reference.corners.count > 1)
-                let source = try Self.upright(file)
+                let source = try Self.upright(root.folder.url.appendingPathComponent(file))
                 let cut = Cut(horizontal: true, length: reference.width / 2)
                 let size = cut.size(width: reference.width, height: reference.height)
                 let smart = try await Self.offset(of: "/unsafe/\(size)/left/smart/filters:format(png)/local:///\(file)", in: source, cut: cut,
@@ -111,13 +139,15 @@ import Testing
         defer { folder.remove() }
         let executable = URL(fileURLWithPath: folder.path("loupe"))
         try FileManager.default.copyItem(at: ChildProcess.product("loupe"), to: executable)
-        let serve = try ServeProcess(Self.arguments, executable: executable)
+        let root = try Self.localRoot([Corpus.url("skimage/coffee.png")])
+        defer { root.folder.remove() }
+        let serve = try ServeProcess(Self.arguments(root: root.folder), executable: executable)
         defer { serve.kill() }
         let port = try await serve.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let file = "skimage/coffee.png"
-            let source = try Self.upright(file)
+            let file = root.names[0]
+            let source = try Self.upright(root.folder.url.appendingPathComponent(file))
             let cut = Cut(horizontal: true, length: source.width / 2)
             let smart = try await Self.offset(of: "/unsafe/\(cut.size(width: source.width, height: source.height))/left/smart/filters:format(png)/local:///\(file)",
                                               in: source, cut: cut, port: port, client: client)
@@ -132,14 +162,13 @@ import Testing
         try await client.shutdown()
     }
 
-    static var arguments: [String] {
-        ["--port", "0", "--quiet", "--local-root", Corpus.root.path, "--thumbor-allow-unsafe", "--allow-unsigned"]
+    static func arguments(root: TemporaryFolder) -> [String] {
+        ["--port", "0", "--quiet", "--local-root", root.url.path, "--thumbor-allow-unsafe"]
     }
 
-    /// What OpenCV's Python binding finds in each corpus file.
-    static func references(_ files: [String]) async throws -> [Reference] {
-        for file in files { _ = try Corpus.data(file) }
-        let output = try await PythonReference.run("face_reference.py", arguments: files.map { Corpus.url($0).path }, interpreter: .system)
+    /// What OpenCV's Python binding finds in each file.
+    static func references(_ files: [URL]) async throws -> [Reference] {
+        let output = try await PythonReference.run("face_reference.py", arguments: files.map(\.path), interpreter: .system)
         let references = try String(decoding: output, as: UTF8.self).split(separator: "\n").map { line in
             try JSONDecoder().decode(Reference.self, from: Data(line.utf8))
         }
@@ -147,9 +176,9 @@ import Testing
         return references
     }
 
-    /// A corpus file decoded upright, as the service decodes it.
-    static func upright(_ file: String) throws -> Bitmap {
-        try ImageDecoder().decode(try Corpus.data(file), options: DecodingOptions(appliesOrientation: true, firstFrameOnly: true)).bitmap
+    /// A file decoded upright, as the service decodes it.
+    static func upright(_ file: URL) throws -> Bitmap {
+        try ImageDecoder().decode(try Data(contentsOf: file), options: DecodingOptions(appliesOrientation: true, firstFrameOnly: true)).bitmap
     }
 
     /// Where along its side the cut that `path` answers with lies in `source`: the offset at
