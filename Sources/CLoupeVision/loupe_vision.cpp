@@ -82,6 +82,23 @@ CascadePool &pool() {
     return *shared;
 }
 
+// A classifier lent by the pool for one call, given back when the lease ends, also when OpenCV
+// throws.
+class Lease {
+public:
+    Lease(const char *path, char *message) : path_(path), classifier_(pool().take(path_, message)) {}
+    ~Lease() {
+        if (classifier_) pool().give(path_, std::move(classifier_));
+    }
+    Lease(const Lease &) = delete;
+    Lease &operator=(const Lease &) = delete;
+    cv::CascadeClassifier *get() const { return classifier_.get(); }
+
+private:
+    std::string path_;
+    std::unique_ptr<cv::CascadeClassifier> classifier_;
+};
+
 bool valid_image(const uint8_t *grey, int32_t width, int32_t height, int32_t bytes_per_row, char *message) {
     if (!grey || width <= 0 || height <= 0 || bytes_per_row < width) {
         set_message(message, "not a grey image");
@@ -123,19 +140,12 @@ extern "C" int32_t lv_detect_cascade(const char *cascade_path, const uint8_t *gr
         return LV_ERROR;
     }
     return guarded(message, [&]() -> int32_t {
-        const std::string path(cascade_path);
-        auto classifier = pool().take(path, message);
-        if (!classifier) return LV_ERROR;
+        Lease lease(cascade_path, message);
+        if (!lease.get()) return LV_ERROR;
         // The caller's pixels, not copied: OpenCV only reads them.
         const cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(grey), static_cast<size_t>(bytes_per_row));
         std::vector<cv::Rect> found;
-        try {
-            classifier->detectMultiScale(image, found, scale_factor, min_neighbors, 0, cv::Size(min_side, min_side));
-        } catch (...) {
-            pool().give(path, std::move(classifier));
-            throw;
-        }
-        pool().give(path, std::move(classifier));
+        lease.get()->detectMultiScale(image, found, scale_factor, min_neighbors, 0, cv::Size(min_side, min_side));
         const size_t written = std::min(found.size(), static_cast<size_t>(capacity));
         for (size_t i = 0; i < written; i++) {
             boxes[4 * i] = found[i].x;
@@ -222,30 +232,23 @@ extern "C" int32_t lv_red_eye(uint8_t *rgba, int32_t width, int32_t height, int3
         return LV_ERROR;
     }
     return guarded(message, [&]() -> int32_t {
-        const std::string path(eye_cascade_path);
-        auto classifier = pool().take(path, message);
-        if (!classifier) return LV_ERROR;
+        Lease lease(eye_cascade_path, message);
+        if (!lease.get()) return LV_ERROR;
         cv::Mat image(height, width, CV_8UC4, rgba, static_cast<size_t>(bytes_per_row));
         const cv::Rect bounds(0, 0, width, height);
         int32_t eyes_found = 0;
-        try {
-            for (int32_t i = 0; i < face_count; i++) {
-                const cv::Rect face = cv::Rect(faces[4 * i], faces[4 * i + 1], faces[4 * i + 2], faces[4 * i + 3]) & bounds;
-                if (face.empty()) continue;
-                cv::Mat face_rgba = image(face), face_rgb;
-                cv::cvtColor(face_rgba, face_rgb, cv::COLOR_RGBA2RGB);
-                std::vector<cv::Rect> eyes;
-                // Three channels in RGB order, as thumbor hands them to the cascade (which
-                // reads them as BGR).
-                classifier->detectMultiScale(face_rgb, eyes, 1.2, 3, 0, cv::Size(20, 20));
-                for (const cv::Rect &eye : eyes) correct_eye(face_rgba(eye & cv::Rect(0, 0, face.width, face.height)));
-                eyes_found += static_cast<int32_t>(eyes.size());
-            }
-        } catch (...) {
-            pool().give(path, std::move(classifier));
-            throw;
+        for (int32_t i = 0; i < face_count; i++) {
+            const cv::Rect face = cv::Rect(faces[4 * i], faces[4 * i + 1], faces[4 * i + 2], faces[4 * i + 3]) & bounds;
+            if (face.empty()) continue;
+            cv::Mat face_rgba = image(face), face_rgb;
+            cv::cvtColor(face_rgba, face_rgb, cv::COLOR_RGBA2RGB);
+            std::vector<cv::Rect> eyes;
+            // Three channels in RGB order, as thumbor hands them to the cascade (which reads
+            // them as BGR).
+            lease.get()->detectMultiScale(face_rgb, eyes, 1.2, 3, 0, cv::Size(20, 20));
+            for (const cv::Rect &eye : eyes) correct_eye(face_rgba(eye & cv::Rect(0, 0, face.width, face.height)));
+            eyes_found += static_cast<int32_t>(eyes.size());
         }
-        pool().give(path, std::move(classifier));
         return eyes_found;
     });
 }

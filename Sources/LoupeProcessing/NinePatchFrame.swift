@@ -20,8 +20,7 @@ public struct NinePatchFrame: ImageProcessing {
 
     /// A frame made of `ninePatch`, named `identity` in cache keys.
     public init(ninePatch: Bitmap, identity: String) {
-        self.ninePatch = ninePatch
-        self.ninePatchIdentity = identity
+        (self.ninePatch, ninePatchIdentity) = (ninePatch, identity)
     }
 
     public var identifier: String { "loupe.ninepatch(\(ninePatchIdentity))" }
