@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "Loupe", targets: ["Loupe"]),
         .library(name: "LoupeServer", targets: ["LoupeServer"]),
         .executable(name: "loupe", targets: ["LoupeCLI"]),
+        // libLoupeVision.so, the shim over OpenCV that thumbor's smart crop opens on first use
+        // (Sources/CLoupeVision/include/loupe_vision.h says why it is not linked); it ships beside `loupe`.
+        .library(name: "LoupeVision", type: .dynamic, targets: ["CLoupeVision"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -75,6 +78,14 @@ let package = Package(
         // Processing (ARCHITECTURE.md, layers): depends only on the codecs' bitmap (and decoders for
         // the data-level colour helpers), and on the caching core's cancellation signal.
         .target(name: "LoupeProcessing", dependencies: ["LoupeCaching", "LoupeCodecs"], swiftSettings: strict),
+
+        // The C++ shim over OpenCV (face and eye cascades, corner features) behind a C interface;
+        // no target depends on it: it is built only as the LoupeVision library, which
+        // LoupeProcessing's VisionLibrary opens with dlopen. OpenCV's headers are under
+        // /usr/include/opencv4 (libopencv-*-dev, Scripts/setup.sh).
+        .target(name: "CLoupeVision",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+                linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
 
         // Loading: bytes for a URL over HTTP(S), file and data URLs; knows nothing about images.
         .target(

@@ -22,6 +22,8 @@ packages=(
   libimagequant-dev gifsicle webp                         # GIF palettes (libimagequant); gifsicle, webpmux: animation references
   chromium chromium-driver python3-selenium               # the playground's browser tests (headless Chromium)
   radosgw ceph-mon ceph-osd ceph-common                   # the S3 gateway of the s3:// tests (Scripts/s3/gateway.sh)
+  libopencv-objdetect-dev libopencv-imgproc-dev libopencv-core-dev opencv-data  # face and feature detection (libLoupeVision: thumbor's smart crop), its cascades
+  python3-opencv                                          # OpenCV's own Python binding: the face detection reference
 )
 
 missing=()

@@ -8,18 +8,29 @@ package enum PythonReference {
     /// Runs `script` with `arguments` and waits for it on a Dispatch thread, not on Swift's
     /// cooperative pool: the references take minutes, and the pool has only as many threads as
     /// cores (two in CI); blocking them would starve the concurrency tests running beside them.
-    package static func run(_ script: String, arguments: [String]) async throws -> Data {
+    package static func run(_ script: String, arguments: [String], interpreter: Interpreter = .conformance) async throws -> Data {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(script, arguments: arguments) })
+                continuation.resume(with: Result { try runBlocking(script, arguments: arguments, interpreter: interpreter) })
             }
         }
     }
 
+    /// Which Python runs a script.
+    package enum Interpreter: Sendable {
+        /// The conformance venv's, with the PyPI references.
+        case conformance
+        /// The system's python3, with the references Debian packages (python3-opencv; Scripts/setup.sh).
+        case system
+    }
+
     /// Runs `script` with `arguments`, blocking the calling thread until it exits.
-    package static func runBlocking(_ script: String, arguments: [String]) throws -> Data {
+    package static func runBlocking(_ script: String, arguments: [String], interpreter: Interpreter = .conformance) throws -> Data {
         let root = Corpus.repositoryRoot
-        let python = root.appendingPathComponent(".venv-conformance/bin/python")
+        let python = switch interpreter {
+        case .conformance: root.appendingPathComponent(".venv-conformance/bin/python")
+        case .system: URL(fileURLWithPath: "/usr/bin/python3")
+        }
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw CorpusMissing(path: "\(python.path) (run bash Scripts/conformance/venv.sh)")
         }

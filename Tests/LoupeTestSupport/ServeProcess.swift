@@ -15,10 +15,11 @@ package final class ServeProcess: Sendable {
     /// The process: its output so far, waits for a line, signals.
     package let child: ChildProcess
 
-    /// Starts `loupe serve arguments…`; with `environment`, in the test's environment without
+    /// Starts `loupe serve arguments…` (`executable`: a copy of the binary elsewhere, without
+    /// what is installed beside it); with `environment`, in the test's environment without
     /// its `LOUPE_*` and `IMGPROXY_*` variables, plus `environment`'s.
-    package init(_ arguments: [String], environment: [String: String]? = nil) throws {
-        child = try ChildProcess(ChildProcess.product("loupe"), ["serve"] + arguments, environment: environment ?? [:],
+    package init(_ arguments: [String], environment: [String: String]? = nil, executable: URL = ChildProcess.product("loupe")) throws {
+        child = try ChildProcess(executable, ["serve"] + arguments, environment: environment ?? [:],
                                  removingPrefixes: environment == nil ? [] : ["LOUPE_", "IMGPROXY_"])
     }
 

@@ -129,6 +129,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     var thumborFilters = ThumborFilterSteps()
     /// thumbor's `watermark(…)` filters, in the URL's order, drawn after ``thumborFilters``.
     var thumborWatermarks: [ThumborWatermark] = []
+    /// thumbor's `frame(url)` filters' images (`http://` in front when they name no scheme),
+    /// drawn after the marks.
+    var thumborFrames: [String] = []
 
     /// Creates imgproxy's defaults (no resize, source format, no blur).
     public init() {}

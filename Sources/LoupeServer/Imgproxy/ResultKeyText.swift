@@ -25,6 +25,12 @@ extension String: ResultKeyText {
     var resultKeyText: String { "\(utf8.count):\(self)" }
 }
 
+extension Array: ResultKeyText where Element: ResultKeyText {
+    /// Each element's text, `|` between them (each unambiguous on its own: strings carry their
+    /// length).
+    var resultKeyText: String { map(\.resultKeyText).joined(separator: "|") }
+}
+
 extension Optional: ResultKeyText where Wrapped: ResultKeyText {
     var resultKeyText: String { map(\.resultKeyText) ?? "-" }
 }

@@ -46,31 +46,45 @@ extension ImageService {
         }
     }
 
-    /// The marks thumbor's `watermark(url,…)` filters of `options` draw, each image loaded
-    /// through the loader the server's own mark uses, after the source policy allowed its URL,
-    /// and decoded within the source limits. A mark that cannot be had is a 400 naming the
-    /// filter, as thumbor answers it.
+    /// The marks thumbor's `watermark(url,…)` filters of `options` draw, then the frames of its
+    /// `frame(url)` filters, each image loaded through the loader the server's own mark uses,
+    /// after the source policy allowed its URL, and decoded within the source limits. An image
+    /// that cannot be had is a 400 naming the filter, as thumbor answers it.
     func thumborMarks(for options: ProcessingOptions) async throws(ServiceError) -> [any ImageProcessing] {
         var marks: [any ImageProcessing] = []
         for request in options.thumborWatermarks {
-            let url = try settings.sources.check(request.source)
-            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                throw .badOption("filter 'watermark': '\(request.source)' is not an http(s) image")
-            }
-            let loaded: LoadedWatermark
-            switch await markData(at: url) {
-            case .failure(let failure): throw .badOption("filter 'watermark': '\(request.source)' \(failure.reason)")
-            case .success(let data):
-                do {
-                    loaded = try decodeMark(data)
-                } catch {
-                    throw .badOption("filter 'watermark': '\(request.source)' cannot be decoded: \(error)")
-                }
-            }
+            let loaded = try await thumborFilterImage(request.source, filter: "watermark")
             marks.append(PositionedWatermark(mark: loaded.bitmap, markIdentity: loaded.identity, x: request.x, y: request.y, alpha: request.alpha,
                                              widthRatio: request.widthRatio, heightRatio: request.heightRatio))
         }
+        for source in options.thumborFrames {
+            let loaded = try await thumborFilterImage(source, filter: "frame")
+            marks.append(NinePatchFrame(ninePatch: loaded.bitmap, identity: loaded.identity))
+        }
         return marks
+    }
+
+    /// The image at `source` a thumbor `filter` names, loaded and decoded; a source the allowed
+    /// sources refuse is a 400 too, as thumbor's loader validation answers it.
+    private func thumborFilterImage(_ source: String, filter: String) async throws(ServiceError) -> LoadedWatermark {
+        let url: URL
+        do {
+            url = try settings.sources.check(source)
+        } catch {
+            throw .badOption("filter '\(filter)': '\(source)' is not an allowed source (\(error.message))")
+        }
+        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw .badOption("filter '\(filter)': '\(source)' is not an http(s) image")
+        }
+        switch await markData(at: url) {
+        case .failure(let failure): throw .badOption("filter '\(filter)': '\(source)' \(failure.reason)")
+        case .success(let data):
+            do {
+                return try decodeMark(data)
+            } catch {
+                throw .badOption("filter '\(filter)': '\(source)' cannot be decoded: \(error)")
+            }
+        }
     }
 
     /// The image's bytes, at most the largest source's size.

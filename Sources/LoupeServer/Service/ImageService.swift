@@ -32,10 +32,13 @@ final class ImageService: Sendable {
     let httpLoader: AsyncHTTPClientDataLoader
     /// The decoded watermark (``reloadWatermark()``); `nil` until loaded or when none is set.
     let watermark = Locked<LoadedWatermark?>(nil)
+    /// The one warning when thumbor's `smart` has no OpenCV.
+    let smartDetection: SmartDetectionReport
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
         self.metrics = metrics
+        smartDetection = SmartDetectionReport(logger: logger)
         memoryBudget = MemoryBudget(limit: settings.memoryBudget)
         let limits = HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
                                        totalTimeout: settings.downloadTimeout)
@@ -263,9 +266,10 @@ final class ImageService: Sendable {
         // Made once per cluster: another instance may have made it.
         if let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
         let start = ContinuousClock.now
-        let marks = plan.options.thumborWatermarks.isEmpty ? [] : try await thumborMarks(for: plan.options)
+        let marks = plan.options.thumborWatermarks.isEmpty && plan.options.thumborFrames.isEmpty ? [] : try await thumborMarks(for: plan.options)
         let response = try await pipeline.image(for: plan.request(thumborMarks: marks), priority: priority)
         metrics.record(stage: "pipeline", since: start)
+        if plan.options.thumbor?.smart == true { smartDetection.noteSmartRequest() }
         let timings = response.timings
         if let load = timings.dataLoad { metrics.stageDuration("download", load) }
         if let decode = timings.decode { metrics.stageDuration("decode", decode) }

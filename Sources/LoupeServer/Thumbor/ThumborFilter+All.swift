@@ -125,11 +125,16 @@ extension ThumborFilter {
         ThumborFilter("watermark", arguments: 4...6, "`watermark(url,x,y,alpha[,w_ratio[,h_ratio]])`: the image at `url` (allowed sources only, loaded as `--watermark-url` is) `alpha` % more transparent, fitted into `w_ratio`/`h_ratio` % of the image's sides when given, at x and y: pixels, `-n` from the far edge, `np` percent, `center` or `repeat`: `PositionedWatermark`") { call, options throws(ServiceError) in
             options.thumborWatermarks.append(try ThumborWatermark(call))
         },
-        .ignored("frame", arguments: 1...1, "nine-patch frames are not built"),
-        .ignored("extract_focal", arguments: 0...0, "focal points from the source URL's own crop are not read"),
+        ThumborFilter("frame", arguments: 1...1, "`frame(url)`: the image padded on white as the nine-patch at `url` says (allowed sources only, loaded as `watermark`'s image is), then framed by it, its stretchy rows and columns scaled to the image, after the marks: `NinePatchFrame`") { call, options throws(ServiceError) in
+            guard let url = call.given(0) else { throw call.bad("names no image") }
+            options.thumborFrames.append(ThumborURL.withScheme(url))
+        },
+        ThumborFilter("extract_focal", arguments: 0...0, "when the image is a thumbor URL with a manual crop (looked for through up to 10 nested URLs, their host dropped), the image under it is loaded instead and the crop's box is a focal point, as `focal()`'s: `ThumborURL.extractedFocus`") { _, _ in },
         .ignored("autojpg", arguments: 0...1, "the format follows the source's rule and `Accept`"),
         .ignored("cover", arguments: 0...0, "an animation's first frame: `--max-animation-frames` decides"),
-        .ignored("red_eye", arguments: 0...0, "no red-eye removal"),
+        ThumborFilter("red_eye", arguments: 0...0, "in the faces `smart` finds, the eyes OpenCV's eye cascade finds, and in each the largest region with red over twice the mean of green and blue painted that mean, as thumbor's filter does it with OpenCV (nothing without `smart`, faces or OpenCV); right after the crop and resize, the faces' boxes moved with them: `RedEye`") { _, options in
+            options.thumbor?.redEye = true
+        },
         ThumborFilter("colorize", arguments: 4...4, "`colorize(r,g,b,rrggbb)`: each channel blended towards the colour's by its own %: `ChannelTables.colorize`") { call, options throws(ServiceError) in
             let percents = try (0..<3).map { index throws(ServiceError) in try call.integer(index, in: 0...Self.wholeNumbers.upperBound) }
             guard let text = call.given(3), text.count == 6, let color = RGBColor(hex: text) else { throw call.bad("'\(call.given(3) ?? "")' is not a colour rrggbb") }

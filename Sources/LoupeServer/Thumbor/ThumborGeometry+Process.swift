@@ -21,19 +21,21 @@ struct ThumborGeometryStep: ImageProcessing {
 
     /// An animation's frames, each through the same steps, without the trim (it would cut each
     /// frame to its own content, and the frames must keep one size, as imgproxy leaves it out
-    /// too). All frames together may not grow past the larger of the source's frames and one
-    /// result at the side limit, checked before any is made.
+    /// too), and with `smart`'s points found once, on the first frame (a cut that moved from
+    /// frame to frame would shake). All frames together may not grow past the larger of the
+    /// source's frames and one result at the side limit, checked before any is made.
     func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
         guard let first = frames.first else { return [] }
         guard frames.count > 1 else { return [try process(first)] }
         var untrimmed = geometry
         untrimmed.trim = nil
-        let step = ThumborGeometryStep(geometry: untrimmed, rotate: rotate, filters: filters, resultLimit: resultLimit)
         let plan = untrimmed.plan(width: first.width, height: first.height)
         let allowed = max(Double(first.width) * Double(first.height) * Double(frames.count), Double(resultLimit) * Double(resultLimit))
         guard Double(plan.width) * Double(plan.height) * Double(frames.count) <= allowed else {
             throw .invalidParameter("\(frames.count) frames of \(plan.width)x\(plan.height) would exceed \(Int(allowed)) pixels in all")
         }
+        untrimmed = try untrimmed.smartDetection(in: first).geometry
+        let step = ThumborGeometryStep(geometry: untrimmed, rotate: rotate, filters: filters, resultLimit: resultLimit)
         var result: [Bitmap] = []
         result.reserveCapacity(frames.count)
         let cancellation = WorkCancellation.current
@@ -52,26 +54,39 @@ struct ThumborGeometryStep: ImageProcessing {
             let color = RGBColor(red: image.pixels[offset], green: image.pixels[offset + 1], blue: image.pixels[offset + 2])
             image = try Trim(threshold: Double(trim.tolerance), color: color).process(image)
         }
-        let plan = geometry.plan(width: image.width, height: image.height)
-        let largest = max(plan.width, plan.height, plan.resizes.map { max($0.width, $0.height) }.max() ?? 0)
+        // The sizes do not depend on the focal points: checked before any detection.
+        let sized = geometry.plan(width: image.width, height: image.height)
+        let largest = max(sized.width, sized.height, sized.resizes.map { max($0.width, $0.height) }.max() ?? 0)
         guard largest <= resultLimit || largest <= max(bitmap.width, bitmap.height) else {
-            throw .invalidParameter("the result (\(plan.width)x\(plan.height)) would exceed \(resultLimit) pixels per side")
+            throw .invalidParameter("the result (\(sized.width)x\(sized.height)) would exceed \(resultLimit) pixels per side")
         }
+        let detection = try geometry.smartDetection(in: image)
+        let focused = detection.geometry
+        let detected = (width: image.width, height: image.height)
+        let plan = geometry.smart ? focused.plan(width: image.width, height: image.height) : sized
         for box in plan.crops {
             image = try Crop(x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top).process(image)
         }
         for size in plan.resizes where size.width != image.width || size.height != image.height {
             image = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
         }
-        if geometry.flipHorizontal || geometry.flipVertical || rotate % 360 != 0 {
-            image = try RotateFlip(degrees: rotate, flipHorizontal: geometry.flipHorizontal, flipVertical: geometry.flipVertical).process(image)
+        if focused.redEye, !detection.faces.isEmpty {
+            // Where the faces are now: thumbor's own filter reads their boxes in the source's
+            // pixels after the transform, which holds only when nothing was cut or scaled.
+            let faces = detection.faces.map {
+                plan.place($0, width: detected.width, height: detected.height, resultWidth: image.width, resultHeight: image.height)
+            }
+            image = try RedEye(faces: faces).process(image)
+        }
+        if focused.flipHorizontal || focused.flipVertical || rotate % 360 != 0 {
+            image = try RotateFlip(degrees: rotate, flipHorizontal: focused.flipHorizontal, flipVertical: focused.flipVertical).process(image)
         }
         for filter in filters { image = try filter.process(image) }
-        if geometry.fillsBox, plan.fillWidth > image.width || plan.fillHeight > image.height {
+        if focused.fillsBox, plan.fillWidth > image.width || plan.fillHeight > image.height {
             // Centred as thumbor pastes it: the free space halved, rounded down.
             let width = max(plan.fillWidth, image.width), height = max(plan.fillHeight, image.height)
-            if let style = geometry.fillStyle {
-                image = try Backdrop(width: width, height: height, style: style, merges: geometry.fillMerges).process(image)
+            if let style = focused.fillStyle {
+                image = try Backdrop(width: width, height: height, style: style, merges: focused.fillMerges).process(image)
             } else {
                 image = try Extend(width: width, height: height, x: (width - image.width) / 2, y: (height - image.height) / 2).process(image)
             }
@@ -92,6 +107,7 @@ extension ThumborGeometry: ResultKeyText {
         if flipVertical { parts.append("fv") }
         if horizontalAlignment != 0.5 || verticalAlignment != 0.5 { parts.append("align=\(horizontalAlignment),\(verticalAlignment)") }
         if smart { parts.append("smart") }
+        if redEye { parts.append("redeye") }
         if upscale { parts.append("up") }
         if noUpscale { parts.append("noup") }
         if stretch { parts.append("stretch") }

@@ -48,6 +48,8 @@ struct ThumborGeometry: Sendable, Equatable {
     /// `valign`: 0 top, 0.5 middle, 1 bottom.
     var verticalAlignment = 0.5
     var smart = false
+    /// `red_eye()`: the red eyes in the faces `smart` finds corrected, after the transform.
+    var redEye = false
     /// `upscale()`: a fitted image smaller than the box is enlarged to it.
     var upscale = false
     /// `no_upscale()`: the target is no larger than the source.
@@ -75,6 +77,11 @@ struct ThumborGeometry: Sendable, Equatable {
         var resizes: [(width: Int, height: Int)] = []
         /// The requested box after `fit-in`, for `fill` (thumbor's request width and height).
         var fillWidth = 0, fillHeight = 0
+        /// The manual crop, when it applies (also the first of ``crops``).
+        var manualCrop: Box?
+        /// The cut to the target's ratio around the focal points, when there is one (also the
+        /// last of ``crops``): what `smart` places.
+        var focusCrop: Box?
         /// The size after every step.
         var width = 0, height = 0
 
@@ -106,6 +113,7 @@ struct ThumborGeometry: Sendable, Equatable {
                           right: min(max(crop.right, 0), size.width), bottom: min(max(crop.bottom, 0), size.height))
             if box.left < box.right, box.top < box.bottom {
                 plan.crops.append(box)
+                plan.manualCrop = box
                 size = (box.right - box.left, box.bottom - box.top)
                 points = points.compactMap { point in
                     guard point.x >= crop.left, point.x <= crop.right, point.y >= crop.top, point.y <= crop.bottom else { return nil }
@@ -142,6 +150,7 @@ struct ThumborGeometry: Sendable, Equatable {
         } else {
             if !stretch, let cut = autoCrop(size: size, target: (targetWidth, targetHeight), points: points) {
                 plan.crops.append(cut)
+                plan.focusCrop = cut
                 size = (cut.right - cut.left, cut.bottom - cut.top)
             }
             if targetWidth != Double(size.width) || targetHeight != Double(size.height) {

@@ -28,7 +28,8 @@ struct ThumborURL: Sendable {
     static let fields: [OptionField] = [OptionField(\.thumbor, key: "thumbor", .geometry(.acts)),
                                         OptionField(\.maxAge, key: "maxage", .headersOnly),
                                         OptionField(\.thumborFilters, key: "tfilters"),
-                                        OptionField(\.thumborWatermarks, key: "twm")]
+                                        OptionField(\.thumborWatermarks, key: "twm"),
+                                        OptionField(\.thumborFrames, key: "tframe")]
 
     /// The dialect rule: a path is thumbor's when its first segment is `unsafe`, or is made of
     /// URL-safe base64 (padding `=` or `%3D` allowed at its end) and is neither
@@ -48,8 +49,10 @@ struct ThumborURL: Sendable {
         return !body.isEmpty && body.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
-    /// Parses `path` (the request's path, still percent-encoded).
-    init(path: String) throws(ServiceError) {
+    /// Parses `path` (the request's path, still percent-encoded); `extractsFocus` false for the
+    /// nested URLs `extract_focal()` reads, which are only read, never followed further (each
+    /// level following its own would make the work grow exponentially with the nesting).
+    init(path: String, extractsFocus: Bool = true) throws(ServiceError) {
         guard Self.isThumborPath(path) else { throw .badURL("not a thumbor URL (/unsafe/… or /<signature>/…)") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/") else { throw .badURL("the thumbor URL names no image") }
@@ -96,6 +99,10 @@ struct ThumborURL: Sendable {
             throw .badURL("the image is not valid percent-encoding")
         }
         source = Self.withScheme(decoded)
+        if extractsFocus, filters.contains(where: { $0.name == "extract_focal" }), let extracted = Self.extractedFocus(from: decoded) {
+            source = extracted.source
+            options.thumbor?.focalPoints.append(extracted.point)
+        }
         self.options = options
     }
 

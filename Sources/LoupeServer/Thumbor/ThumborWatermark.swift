@@ -48,7 +48,3 @@ struct ThumborWatermark: Sendable, Equatable, ResultKeyText {
         return value == 0 ? nil : Double(value) / 100
     }
 }
-
-extension Array: ResultKeyText where Element == ThumborWatermark {
-    var resultKeyText: String { map(\.resultKeyText).joined(separator: "|") }
-}
