@@ -103,6 +103,7 @@ import Testing
         case let path as WritableKeyPath<ProcessingOptions, Bool?>: options[keyPath: path] = !(options[keyPath: path] ?? true)
         case let path as WritableKeyPath<ProcessingOptions, String>: options[keyPath: path] += "x"
         case let path as WritableKeyPath<ProcessingOptions, String?>: options[keyPath: path] = (options[keyPath: path] ?? "") + "x"
+        case let path as WritableKeyPath<ProcessingOptions, [String]>: options[keyPath: path].append("x")
         case let path as WritableKeyPath<ProcessingOptions, Gravity>: options[keyPath: path].offsetX += 1
         case let path as WritableKeyPath<ProcessingOptions, Gravity?>:
             options[keyPath: path] = Gravity(.north, offsetX: (options[keyPath: path]?.offsetX ?? 0) + 1)

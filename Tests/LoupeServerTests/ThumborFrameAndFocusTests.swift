@@ -58,7 +58,7 @@ import Testing
                 #expect((pixel.r, pixel.g, pixel.b) == (original.r, original.g, original.b), "(\(x), \(y))")
             }
         }
-        var restricted = Self.restrictedSettings(allowing: nginx.url("/photo").absoluteString)
+        var restricted = Self.restrictedSettings(allowing: source)
         restricted.thumborAllowsUnsafe = true
         try await RoutedServer.with(restricted) { server in
             let refused = try await server.request("/unsafe/filters:frame(\(frame))/\(source)")
