@@ -136,7 +136,7 @@ struct SVGMarkup {
     }
 
     private func matches(_ literal: StaticString, at offset: Int) -> Bool {
-        let count = literal.utf8CodeUnitsCount
+        let count = literal.utf8CodeUnitCount
         guard offset + count <= bytes.count else { return false }
         return literal.withUTF8Buffer { literal in (0..<count).allSatisfy { bytes[offset + $0] == literal[$0] } }
     }

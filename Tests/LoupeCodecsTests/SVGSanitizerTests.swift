@@ -20,7 +20,7 @@ import Testing
 
     @Test func eventAttributesAreRemovedAndTheRestKeptAsWritten() throws {
         let input = #"<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)" width="20"  height='10'>"#
-            + #"<rect ONCLICK="alert(2)" fill="red"	onmouseover = 'x()' opacity="0.5"/></svg>"#
+            + #"<rect ONCLICK="alert(2)" fill="red"\#tonmouseover = 'x()' opacity="0.5"/></svg>"#
         #expect(try sanitize(input) == #"<svg xmlns="http://www.w3.org/2000/svg" width="20"  height='10'><rect fill="red" opacity="0.5"/></svg>"#)
     }
 
@@ -33,21 +33,21 @@ import Testing
             #expect(try sanitize(open + link + "<text>x</text></a></svg>") == open + "<a><text>x</text></a></svg>", "\(link)")
         }
         // A SMIL animation that would put a javascript: URL back in place is removed whole.
-        let animated = open + #"<a href="#x"><set attributeName="href" to="javascript:alert(1)"/><animate attributeName="xlink:href" "#
+        let animated = open + #"<a href="\#u{23}x"><set attributeName="href" to="javascript:alert(1)"/><animate attributeName="xlink:href" "#
             + #"values="javascript:alert(1)"></animate><set attributeName="fill" to="red"/></a></svg>"#
-        #expect(try sanitize(animated) == open + #"<a href="#x"><set attributeName="fill" to="red"/></a></svg>"#)
+        #expect(try sanitize(animated) == open + #"<a href="\#u{23}x"><set attributeName="fill" to="red"/></a></svg>"#)
     }
 
     @Test func externalReferencesAreRemovedAndInternalOnesKept() throws {
         let png = "data:image/png;base64,iVBORw0KGgo="
         let input = open
-            + #"<use href="#shape"/><use xlink:href="https://example.com/sprite.svg#icon"/><use href="data:image/svg+xml,&lt;svg/>"/>"#
+            + #"<use href="\#u{23}shape"/><use xlink:href="https://example.com/sprite.svg#icon"/><use href="data:image/svg+xml,&lt;svg/>"/>"#
             + #"<image href="http://127.0.0.1/x.png"/><image href="file:///etc/passwd"/><image xlink:href="\#(png)"/>"#
             + #"<image href="data:image/svg+xml;base64,PHN2Zy8+"/><a href="https://example.com/"><rect width="1" height="1"/></a>"#
             + #"<rect style="fill: url(https://example.com/p.svg#g)" stroke="url(#grad)"/><rect fill="url('http://x/y#z')"/>"#
             + #"<g xml:base="http://example.com/"/></svg>"#
         let expected = open
-            + #"<use href="#shape"/><use/><use/>"#
+            + #"<use href="\#u{23}shape"/><use/><use/>"#
             + #"<image/><image/><image xlink:href="\#(png)"/>"#
             + #"<image href="data:image/svg+xml;base64,PHN2Zy8+"/><a><rect width="1" height="1"/></a>"#
             + #"<rect stroke="url(#grad)"/><rect/>"#
@@ -83,7 +83,7 @@ import Testing
         let commented = #"<!DOCTYPE svg [ <!-- <!ENTITY x "]>"> --> ]>"# + open + "</svg>"
         #expect(try sanitize(commented) == commented)
         // The decoder refuses the same documents before librsvg reads them.
-        #expect(throws: ImageCodecError.self) { try SVGDecoder().decode(Data(laughs.utf8)) }
+        #expect(throws: ImageCodecError.self) { try SVGDecoder().decode(Data(laughs.utf8), options: DecodingOptions()) }
     }
 
     @Test func brokenDocumentsAreRefused() throws {
@@ -102,7 +102,7 @@ import Testing
     /// quoting) comes out byte for byte the same.
     @Test func cleanDocumentsAreUnchanged() throws {
         let clean = "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- made by hand -->\n" + open
-            + #"<defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs>"#
+            + #"<defs><linearGradient id="g"><stop offset="0" stop-color="\#u{23}fff"/></linearGradient></defs>"#
             + #"<style><![CDATA[ .a { fill: url(#g); } ]]></style><rect class="a" x='1' y="1" width="3" height="3"/>"#
             + #"<text x="1" y="9">a &amp; b &#233;</text><image href="data:image/png;base64,iVBORw0KGgo=" width="1" height="1"/></svg>"#
             + "\n"
