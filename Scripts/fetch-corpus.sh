@@ -243,13 +243,10 @@ svg_version="1"
 # svg/ named <theme>-<file>; reference/ holds rsvg-convert's (librsvg2-bin) drawing of each at
 # 96 DPI, at its own size and at zoom 0.37 (the reduced draws the decoder must match).
 svg_corpus() {
-  local out="$corpus/svg"
+  local out="$corpus/svg" work
   is_current "$out" "$svg_version" "SVG files" && return
-  local work
   work="$(mktemp -d)"
-  rm -rf "$out"
-  mkdir -p "$out/reference"
-  unpack_debs "$work" adwaita-icon-theme tango-icon-theme desktop-base
+  rm -rf "$out" && mkdir -p "$out/reference" && unpack_debs "$work" adwaita-icon-theme tango-icon-theme desktop-base
   local share="$work/root/usr/share"
   for name in places/user-trash-symbolic places/folder-symbolic actions/edit-copy-symbolic devices/camera-photo-symbolic \
               status/weather-clear-symbolic emotes/face-smile-symbolic; do
