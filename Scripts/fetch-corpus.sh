@@ -11,6 +11,8 @@
 #   - PyPI scikit-image wheel:         skimage/data (real photographs)
 #   - Debian golang-golang-x-image-dev and gdk-pixbuf-tests again, for legacy/: their BMP and
 #     TIFF files (every bit depth, compression and layout x/image tests)
+#   - Debian adwaita-icon-theme, tango-icon-theme and desktop-base, for svg/: SVG icons, logos
+#     and wallpapers, with rsvg-convert's drawings as references
 # and, in Corpus/color/, colour-managed files made from those photos with the real tools
 # (jpgicc from liblcms2-utils, ImageMagick, cjpeg, cjxl/djxl, Pillow) and the ICC profiles of
 # Debian's colord-data, icc-profiles-free and libgs-common (see color_corpus below).
@@ -234,11 +236,46 @@ PY
   echo "corpus: $(find "$out" -type f | wc -l) TIFF/BMP/ICO files in $out/"
 }
 
+svg_version="1"
+
+# SVG documents from Debian's icon themes and desktop artwork (symbolic Adwaita icons, Tango's
+# Inkscape icons with gradients, filters and clones, Debian's logos and two wallpapers), in
+# svg/ named <theme>-<file>; reference/ holds rsvg-convert's (librsvg2-bin) drawing of each at
+# 96 DPI, at its own size and at zoom 0.37 (the reduced draws the decoder must match).
+svg_corpus() {
+  local out="$corpus/svg" work
+  is_current "$out" "$svg_version" "SVG files" && return
+  work="$(mktemp -d)"
+  rm -rf "$out" && mkdir -p "$out/reference" && unpack_debs "$work" adwaita-icon-theme tango-icon-theme desktop-base
+  local share="$work/root/usr/share"
+  for name in places/user-trash-symbolic places/folder-symbolic actions/edit-copy-symbolic devices/camera-photo-symbolic \
+              status/weather-clear-symbolic emotes/face-smile-symbolic; do
+    cp "$share/icons/Adwaita/scalable/$name.svg" "$out/adwaita-$(basename "$name").svg"
+  done
+  for name in apps/internet-web-browser apps/accessories-calculator actions/document-save mimetypes/x-office-document \
+              status/weather-storm devices/computer emblems/emblem-favorite categories/preferences-system apps/utilities-terminal \
+              places/user-trash places/start-here status/dialog-warning; do
+    cp "$share/icons/Tango/scalable/$name.svg" "$out/tango-$(basename "$name").svg"
+  done
+  cp "$share/desktop-base/debian-logos/logo.svg" "$out/debian-logo.svg"
+  cp "$share/desktop-base/debian-logos/logo-text.svg" "$out/debian-logo-text.svg"
+  cp "$share/desktop-base/emerald-theme/wallpaper/contents/images/1280x800.svg" "$out/emerald-1280x800.svg"
+  cp "$share/desktop-base/homeworld-theme/wallpaper/contents/images/1280x1024.svg" "$out/homeworld-1280x1024.svg"
+  for file in "$out"/*.svg; do
+    rsvg-convert --dpi-x 96 --dpi-y 96 -o "$out/reference/$(basename "$file").png" "$file"
+    rsvg-convert --dpi-x 96 --dpi-y 96 --zoom 0.37 -o "$out/reference/$(basename "$file").zoom.png" "$file"
+  done
+  rm -rf "$work"
+  echo "$svg_version" > "$out/.complete"
+  echo "corpus: $(find "$out" -name '*.svg' | wc -l) SVG files in $out/"
+}
+
 if [ -f "$corpus/.complete" ] && [ "$(cat "$corpus/.complete")" = "$version" ]; then
   echo "corpus: already present in $corpus/"
   color_corpus
   formats_corpus
   legacy_corpus
+  svg_corpus
   exit 0
 fi
 
@@ -283,3 +320,4 @@ echo "corpus: $(find "$corpus" -type f | wc -l) files in $corpus/"
 color_corpus
 formats_corpus
 legacy_corpus
+svg_corpus

@@ -13,6 +13,7 @@ packages=(
   liblcms2-dev libheif-dev libavif-dev libjxl-dev         # colour management (ICC -> sRGB), HEIF, AVIF, JPEG XL
   libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
   libtiff-dev                                             # TIFF (libtiff, opened on first use like libheif)
+  librsvg2-dev librsvg2-bin                               # SVG (librsvg, opened on first use); rsvg-convert: the SVG references
   liblcms2-utils imagemagick libjxl-tools                 # jpgicc, convert, cjxl/djxl: the colour test corpus
   libjpeg-turbo-progs libvips-tools python3-venv          # djpeg (codec tests, benchmark); vipsthumbnail, venv (benchmark)
   jq                                                      # the docs' loupe fetch --json examples

@@ -1,6 +1,6 @@
 // libFuzzer entry point for the codecs: one executable, the decoder chosen by the
 // LOUPE_FUZZ_DECODER environment variable (jpeg, png, webp, gif, heif, avif, jxl, tiff, bmp, ico; icc feeds the
-// input to the colour management path as a JPEG's ICC profile). Built and run by
+// input to the colour management path as a JPEG's ICC profile; svg draws it and sanitises it). Built and run by
 // Scripts/ci/fuzz.sh with -sanitize=fuzzer,address (Fuzz/FuzzDriver).
 import Foundation
 import FuzzDriver
@@ -17,6 +17,7 @@ case "jxl": JXLDecoder()
 case "tiff": TIFFDecoder()
 case "bmp": BMPDecoder()
 case "ico": ICODecoder()
+case "svg": SVGFuzzDecoder()
 case "icc": ICCProfileFuzzDecoder()
 default: JPEGDecoder()
 }
@@ -44,6 +45,6 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 
 @main
 enum CodecsFuzz {
     static func main() {
-        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|icc> <seconds>"))
+        exit(FuzzDriver.run(fuzzOneInput, usage: "LoupeCodecsFuzz is a libFuzzer target: run Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|svg|icc> <seconds>"))
     }
 }

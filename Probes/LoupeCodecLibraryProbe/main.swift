@@ -3,7 +3,7 @@
 // in the test process, another test's decode may have loaded any library first. Not a product:
 // the tests launch it from the build directory.
 //
-//   LoupeCodecLibraryProbe [--missing heif|avif|jxl]... FILE...
+//   LoupeCodecLibraryProbe [--missing heif|avif|jxl|tiff|svg]... FILE...
 //
 // --missing points that library at a file name that does not exist, through the shim's
 // test-only override, before anything loads it. Then it prints, one line each (tab-separated):
@@ -29,7 +29,7 @@ func fail(_ message: String) -> Never {
 /// The lazily loaded codec libraries currently mapped into this process.
 func mapped() -> String {
     let maps = processMaps()
-    let found = ["libheif", "libavif", "libjxl", "libtiff"].filter { maps.contains("/\($0).so") }
+    let found = ["libheif", "libavif", "libjxl", "libtiff", "librsvg-2"].filter { maps.contains("/\($0).so") }
     return found.isEmpty ? "-" : found.joined(separator: ",")
 }
 
@@ -45,14 +45,15 @@ while !arguments.isEmpty {
         files.append(argument)
         continue
     }
-    guard let name = arguments.first else { fail("--missing needs heif, avif, jxl or tiff") }
+    guard let name = arguments.first else { fail("--missing needs heif, avif, jxl, tiff or svg") }
     arguments.removeFirst()
     let library: lc_codec_library = switch name {
     case "heif": LC_LIBRARY_HEIF
     case "avif": LC_LIBRARY_AVIF
     case "jxl": LC_LIBRARY_JXL
     case "tiff": LC_LIBRARY_TIFF
-    default: fail("--missing \(name): not heif, avif, jxl or tiff")
+    case "svg": LC_LIBRARY_SVG
+    default: fail("--missing \(name): not heif, avif, jxl, tiff or svg")
     }
     guard lc_codec_library_override_for_testing(library, "libloupe-test-missing-\(name).so.0") == LC_OK else {
         fail("--missing \(name): the library was already loaded")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer target for one decoder (or the ICC profile path), or for the service's
 # imgproxy URLs (`url`: parse, presets, geometry and processors), for a given time:
-#   Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|icc|url> <seconds>
+#   Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|svg|icc|url> <seconds>
 # Builds LoupeCodecsFuzz (LoupeURLFuzz for url) with -sanitize=fuzzer,address (Swift and the C shim; the system codec
 # libraries are not instrumented, but AddressSanitizer's allocator and LeakSanitizer still see
 # their heap), seeds it from the corpus (Scripts/fetch-corpus.sh; url: the options of the
@@ -9,8 +9,8 @@
 # .build-fuzz/corpus-<decoder>/ and crashes in .build-fuzz/crashes-<decoder>/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-decoder="${1:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|icc|url> <seconds>}"
-seconds="${2:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|icc|url> <seconds>}"
+decoder="${1:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|svg|icc|url> <seconds>}"
+seconds="${2:?usage: Scripts/ci/fuzz.sh <jpeg|png|webp|gif|heif|avif|jxl|tiff|bmp|ico|svg|icc|url> <seconds>}"
 case "$decoder" in
   jpeg) patterns=("*.jpg" "*.jpeg") ;;
   png) patterns=("*.png") ;;
@@ -22,6 +22,7 @@ case "$decoder" in
   tiff) patterns=("*.tif" "*.tiff") ;;
   bmp) patterns=("*.bmp") ;;
   ico) patterns=("*.ico") ;;
+  svg) patterns=("*.svg") ;;  # drawn by librsvg and sanitised (Fuzz/LoupeCodecsFuzz/SVGFuzzDecoder.swift)
   icc) patterns=("*.icc") ;;   # the profiles of Corpus/color/profiles, fed as JPEG ICC profiles
   url) patterns=() ;;
   *) echo "fuzz: unknown decoder $decoder" >&2; exit 2 ;;

@@ -1,4 +1,4 @@
-// libheif, libavif, libjxl and libtiff, loaded on first use (see lazy_library.h for why, and
+// libheif, libavif, libjxl, libtiff and librsvg, loaded on first use (see lazy_library.h for why, and
 // codec_libraries.h for the functions each table holds).
 #include "lazy_library.h"
 
@@ -42,10 +42,14 @@
 // libtiff 4.x: libtiff.so.6 from 4.5 (whose per-handle error handlers the shim needs).
 #define LC_TIFF_SONAME "libtiff.so.6"
 
+// librsvg 2.x: librsvg-2.so.2 (rsvg_handle_get_intrinsic_size_in_pixels needs 2.52).
+#define LC_RSVG_SONAME "librsvg-2.so.2"
+
 static lc_heif_functions heif_table;
 static lc_avif_functions avif_table;
 static lc_jxl_functions jxl_table;
 static lc_tiff_functions tiff_table;
+static lc_rsvg_functions rsvg_table;
 
 static void heif_bind(lc_lazy_library *library, void *handle) {
     lc_heif_functions *table = &heif_table;
@@ -67,12 +71,18 @@ static void tiff_bind(lc_lazy_library *library, void *handle) {
     LC_TIFF_FUNCTIONS(LC_LAZY_BIND)
 }
 
+static void rsvg_bind(lc_lazy_library *library, void *handle) {
+    lc_rsvg_functions *table = &rsvg_table;
+    LC_RSVG_FUNCTIONS(LC_LAZY_BIND)
+}
+
 // Indexed by lc_codec_library.
 static lc_lazy_library libraries[] = {
     LC_LAZY_LIBRARY_INIT(LC_HEIF_SONAME, "libheif.so", heif_bind),
     LC_LAZY_LIBRARY_INIT(LC_AVIF_SONAME, "libavif.so", avif_bind),
     LC_LAZY_LIBRARY_INIT(LC_JXL_SONAME, "libjxl.so", jxl_bind),
     LC_LAZY_LIBRARY_INIT(LC_TIFF_SONAME, "libtiff.so", tiff_bind),
+    LC_LAZY_LIBRARY_INIT(LC_RSVG_SONAME, "librsvg-2.so", rsvg_bind),
 };
 
 // pthread_once routines take no argument: one per library.
@@ -80,7 +90,8 @@ static void heif_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_HEIF]);
 static void avif_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_AVIF]); }
 static void jxl_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_JXL]); }
 static void tiff_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_TIFF]); }
-static void (*const open_once[])(void) = {heif_open, avif_open, jxl_open, tiff_open};
+static void rsvg_open(void) { lc_lazy_library_open(&libraries[LC_LIBRARY_SVG]); }
+static void (*const open_once[])(void) = {heif_open, avif_open, jxl_open, tiff_open, rsvg_open};
 
 static int valid(lc_codec_library library) {
     return (unsigned)library < sizeof libraries / sizeof libraries[0];
@@ -118,4 +129,8 @@ const lc_jxl_functions *lc_jxl_functions_load(char *message) {
 
 const lc_tiff_functions *lc_tiff_functions_load(char *message) {
     return lc_codec_library_load(LC_LIBRARY_TIFF, message) == LC_OK ? &tiff_table : NULL;
+}
+
+const lc_rsvg_functions *lc_rsvg_functions_load(char *message) {
+    return lc_codec_library_load(LC_LIBRARY_SVG, message) == LC_OK ? &rsvg_table : NULL;
 }

@@ -1,4 +1,5 @@
-// The functions heif.c, avif.c, jxl.c and tiff.c call in libheif, libavif, libjxl and libtiff, as tables filled
+// The functions heif.c, avif.c, jxl.c, tiff.c and svg.c call in libheif, libavif, libjxl, libtiff and librsvg
+// (with the cairo and GLib functions it brings), as tables filled
 // on first use (lazy_library.h says why they are not linked). Each list is the single place a
 // function is named: a call through the table to a function missing from its list does not
 // compile. Internal to CLoupeCodecs (not in include/).
@@ -12,6 +13,7 @@
 #include <tiffio.h>
 
 #include "lazy_library.h"
+#include "rsvg_api.h"
 
 #define LC_HEIF_FUNCTIONS(X)                          \
     X(heif_context_alloc)                             \
@@ -115,10 +117,27 @@
     X(TIFFReadScanline)                       \
     X(TIFFWriteDirectory)
 
+#define LC_RSVG_FUNCTIONS(X)                     \
+    X(rsvg_handle_new_from_data)                 \
+    X(rsvg_handle_set_dpi)                       \
+    X(rsvg_handle_get_intrinsic_size_in_pixels)  \
+    X(rsvg_handle_get_intrinsic_dimensions)      \
+    X(rsvg_handle_render_document)               \
+    X(g_object_unref)                            \
+    X(g_error_free)                              \
+    X(cairo_image_surface_create_for_data)       \
+    X(cairo_surface_status)                      \
+    X(cairo_surface_flush)                       \
+    X(cairo_surface_destroy)                     \
+    X(cairo_create)                              \
+    X(cairo_status)                              \
+    X(cairo_destroy)
+
 typedef struct { LC_HEIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_heif_functions;
 typedef struct { LC_AVIF_FUNCTIONS(LC_LAZY_MEMBER) } lc_avif_functions;
 typedef struct { LC_JXL_FUNCTIONS(LC_LAZY_MEMBER) } lc_jxl_functions;
 typedef struct { LC_TIFF_FUNCTIONS(LC_LAZY_MEMBER) } lc_tiff_functions;
+typedef struct { LC_RSVG_FUNCTIONS(LC_LAZY_MEMBER) } lc_rsvg_functions;
 
 /// The library's table, loading it on the first call (thread-safe); NULL when it cannot be
 /// loaded, with the reason, naming the library, in `message`.
@@ -126,5 +145,6 @@ const lc_heif_functions *lc_heif_functions_load(char *message);
 const lc_avif_functions *lc_avif_functions_load(char *message);
 const lc_jxl_functions *lc_jxl_functions_load(char *message);
 const lc_tiff_functions *lc_tiff_functions_load(char *message);
+const lc_rsvg_functions *lc_rsvg_functions_load(char *message);
 
 #endif

@@ -5,7 +5,8 @@
 // static initialisers, cost every process ~8 ms of start-up CPU, whether or not it ever saw
 // such a file. Opened lazily, only a process that decodes or encodes one of those formats pays,
 // and a deployment may leave a library out: its format then fails with a typed error. libtiff
-// (with libjbig, liblerc, libzstd, liblzma) is opened the same way for the same reasons.
+// (with libjbig, liblerc, libzstd, liblzma) is opened the same way for the same reasons, and so
+// is librsvg (with cairo, pango, fontconfig, GLib and gdk-pixbuf).
 //
 // Each library is an lc_lazy_library (its candidate file names) plus a table of the functions
 // the shim calls, filled by a `bind` function (see codec_libraries.c); pthread_once makes the

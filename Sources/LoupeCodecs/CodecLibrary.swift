@@ -1,6 +1,7 @@
 import CLoupeCodecs
 
-/// The C libraries the shim opens on first use instead of linking (libheif, libavif, libjxl, libtiff):
+/// The C libraries the shim opens on first use instead of linking (libheif, libavif, libjxl, libtiff,
+/// librsvg):
 /// linked, they and the codecs they bring cost every process ~8 ms of start-up CPU whether it
 /// ever sees such a file or not, and a deployment may leave them out. A decoder or encoder of
 /// their format calls ``require(_:)`` first, so a missing library is a typed error of its own,
@@ -23,6 +24,7 @@ enum CodecLibrary {
         case .avif: LC_LIBRARY_AVIF
         case .jxl: LC_LIBRARY_JXL
         case .tiff: LC_LIBRARY_TIFF
+        case .svg: LC_LIBRARY_SVG
         case .jpeg, .png, .webp, .gif, .bmp, .ico: nil
         }
     }

@@ -1,6 +1,7 @@
 /// Every failure of LoupeCodecs: bad input, refused input, or a C library's own error message.
 public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes start with no signature of a supported format (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO).
+    /// The bytes start with no signature of a supported format (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO,
+    /// SVG).
     case unrecognizedFormat
     /// The image declares a zero (or otherwise unusable) size.
     case invalidDimensions(width: Int, height: Int)
@@ -16,7 +17,7 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidBitmap(String)
     /// The C library failed to encode; `message` is the library's own text.
     case encodingFailed(ImageFormat, message: String)
-    /// The format's C library (libheif, libavif, libjxl or libtiff: loaded on first use, not linked)
+    /// The format's C library (libheif, libavif, libjxl, libtiff or librsvg: loaded on first use, not linked)
     /// cannot be loaded: not installed, or older than Loupe was built for. `library` is the file
     /// name looked for (e.g. "libheif.so.1"); `reason` is the loader's own text. The format is
     /// unsupported in this process; every other format still works.

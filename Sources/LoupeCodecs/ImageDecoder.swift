@@ -1,7 +1,7 @@
 import Foundation
 
 /// The default `ImageDecoding`: sniffs the format from the bytes and hands them to the
-/// matching decoder (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO).
+/// matching decoder (JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO, SVG).
 public struct ImageDecoder: ImageDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -35,6 +35,7 @@ public struct ImageDecoder: ImageDecoding {
         case .tiff: TIFFDecoder()
         case .bmp: BMPDecoder()
         case .ico: ICODecoder()
+        case .svg: SVGDecoder()
         }
     }
 }

@@ -4,8 +4,9 @@
 /// take these answers from, so that they cannot drift apart.
 extension ImageFormat {
     /// Whether ``ImageEncoder`` writes this format: every format Loupe reads (HEIF as HEIC,
-    /// ICO as a PNG in an icon).
-    public var isWritable: Bool { true }
+    /// ICO as a PNG in an icon) but SVG, which is drawn, not written (a service's SVG result
+    /// is its source document, sanitised: ``SVGSanitizer``).
+    public var isWritable: Bool { self != .svg }
 
     /// Whether a result written in this format keeps an animation's frames, delays and loop
     /// count (GIF and WebP); the others keep its first frame.
@@ -16,9 +17,9 @@ extension ImageFormat {
     public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif || self == .jxl || self == .heif }
 
     /// Whether a result with no format asked keeps this source format: JPEG, PNG, WebP, GIF and
-    /// AVIF, which browsers show. HEIF, JPEG XL, TIFF, BMP and ICO sources become JPEG, or PNG
-    /// with transparency, as in imgproxy, whose preferred formats (JPEG, PNG, GIF) none of
-    /// them is.
+    /// AVIF, which browsers show. HEIF, JPEG XL, TIFF, BMP, ICO and SVG sources become JPEG, or
+    /// PNG with transparency, as in imgproxy, whose preferred formats (JPEG, PNG, GIF) none of
+    /// them is (an SVG source is rendered only when its result is not SVG).
     public var isKeptWhenUnnamed: Bool { self == .jpeg || self == .png || self == .webp || self == .gif || self == .avif }
 
     /// The largest width or height a result in this format may have: JPEG, WebP and GIF keep
@@ -27,7 +28,7 @@ extension ImageFormat {
     public var maximumSide: Int {
         switch self {
         case .jpeg: 65_500
-        case .png, .tiff, .bmp: Int(Int32.max)
+        case .png, .tiff, .bmp, .svg: Int(Int32.max)
         case .webp: 16_383
         case .avif: 65_536
         case .heif: 16_384
@@ -64,6 +65,7 @@ extension ImageFormat {
         case .tiff: .tiff
         case .bmp: .bmp
         case .ico: .ico
+        case .svg: throw .invalidBitmap("SVG is not written: an SVG result is its source, sanitised")
         }
     }
 
@@ -71,8 +73,14 @@ extension ImageFormat {
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
     /// The media type (`Content-Type`): `image/` and the format's name, except ICO's
-    /// `image/x-icon` (what imgproxy and browsers use).
-    public var mimeType: String { self == .ico ? "image/x-icon" : "image/" + rawValue }
+    /// `image/x-icon` and SVG's `image/svg+xml` (what imgproxy and browsers use).
+    public var mimeType: String {
+        switch self {
+        case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
+        default: "image/" + rawValue
+        }
+    }
 }
 
 /// How a result's format and quality are chosen, given before the image is known (a URL, a

@@ -1,5 +1,5 @@
-/// The encoded formats LoupeCodecs reads; ``isWritable`` tells which it writes (WebP and GIF
-/// animated too).
+/// The encoded formats LoupeCodecs reads; ``isWritable`` tells which it writes (all but SVG;
+/// WebP and GIF animated too).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case jpeg
     case png
@@ -17,9 +17,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, Cust
     case bmp
     /// Windows icon (ICO): a directory of BMP or PNG images; the largest is read.
     case ico
+    /// SVG, rendered with librsvg; never written (an SVG result is the source's document,
+    /// sanitised: ``SVGSanitizer``).
+    case svg
 
-    /// Identifies the format from the leading bytes (magic numbers) alone: never from a file
-    /// name or Content-Type, which lie. Returns nil for anything else.
+    /// Identifies the format from the leading bytes (magic numbers; for SVG, XML whose root
+    /// element is `svg`, within ``svgSniffingLimit`` bytes) alone: never from a file name or
+    /// Content-Type, which lie. Returns nil for anything else.
     public init?<Bytes: Collection<UInt8>>(sniffing bytes: Bytes) {
         // 64 bytes: a HEIF ftyp box lists its compatible brands after the major one.
         let head = Array(bytes.prefix(64))
@@ -47,12 +51,27 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable, Cust
             self = .ico
         } else if let format = ImageFormat(ftyp: head) {
             self = format
+        } else if Self.mayBeMarkup(head) && SVGMarkup.rootIsSVG(Array(bytes.prefix(Self.svgSniffingLimit))) {
+            self = .svg
         } else {
             return nil
         }
     }
 
     public var description: String { rawValue.uppercased() }
+
+    /// The bytes sniffing reads for an SVG document's root element: an XML declaration,
+    /// comments and a DOCTYPE before it may take this many; a document whose `<svg` comes
+    /// later is not taken as SVG.
+    public static let svgSniffingLimit = 65_536
+
+    /// Whether the first byte that is not white space (after a UTF-8 byte order mark) is `<`,
+    /// or the head is all white space: the only bytes worth reading as XML.
+    private static func mayBeMarkup(_ head: [UInt8]) -> Bool {
+        let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+        guard let first = body.first(where: { !SVGMarkup.isSpace($0) }) else { return !body.isEmpty }
+        return first == UInt8(ascii: "<")
+    }
 
     /// AVIF or HEIF from an ISO BMFF `ftyp` box: its major brand, else the first image brand
     /// among the compatible ones (files with major brand `mif1` list `avif` or `heic` there).

@@ -4,7 +4,7 @@ import LoupeTestSupport
 import Testing
 @testable import LoupeCodecs
 
-/// libheif, libavif, libjxl and libtiff are opened on first use, not linked (CodecLibrary.swift says
+/// libheif, libavif, libjxl, libtiff and librsvg are opened on first use, not linked (CodecLibrary.swift says
 /// why). What a process maps is only meaningful in a process where nothing else ran, so the
 /// "not loaded until needed" and "missing library" checks run in a child of their own
 /// (`LoupeCodecLibraryProbe`); in this process, where any other test may have loaded any of
@@ -15,6 +15,7 @@ import Testing
     static let avif = "formats/coffee.avif"
     static let jxl = "formats/coffee.jxl"
     static let tiff = "legacy/video-001.tiff"
+    static let svg = "svg/debian-logo.svg"
 
     /// One line of the probe's output: its fields, the mapped libraries last.
     struct Line: Equatable, CustomStringConvertible {
@@ -32,18 +33,18 @@ import Testing
     }
 
     @Test func aChildMapsACodecLibraryOnlyOnceItDecodesItsFormat() throws {
-        let files = [Self.jpeg, Self.heif, Self.avif, Self.jxl, Self.tiff]
+        let files = [Self.jpeg, Self.heif, Self.avif, Self.jxl, Self.tiff, Self.svg]
         for file in files { _ = try Corpus.data(file) }  // CorpusMissing, not a confusing probe failure
         let lines = try Self.probe(files.map { Corpus.url($0).path })
         try #require(lines.count == 1 + 2 * files.count, "\(lines)")
         #expect(lines[0].fields == ["start", "-"])
-        // Sniffing reads magic numbers only.
-        #expect(lines[1...5].map { $0.fields[2] } == ["jpeg", "heif", "avif", "jxl", "tiff"])
-        #expect(lines[1...5].allSatisfy { $0.mapped.isEmpty }, "\(lines)")
-        let decodes = Array(lines[6...])
+        // Sniffing reads magic numbers (SVG: its XML prolog) only.
+        #expect(lines[1...6].map { $0.fields[2] } == ["jpeg", "heif", "avif", "jxl", "tiff", "svg"])
+        #expect(lines[1...6].allSatisfy { $0.mapped.isEmpty }, "\(lines)")
+        let decodes = Array(lines[7...])
         #expect(decodes.allSatisfy { $0.fields[2].hasPrefix("ok ") }, "\(decodes)")
         #expect(decodes.map(\.mapped) == [[], ["libheif"], ["libheif", "libavif"], ["libheif", "libavif", "libjxl"],
-                                          ["libheif", "libavif", "libjxl", "libtiff"]])
+                                          ["libheif", "libavif", "libjxl", "libtiff"], ["libheif", "libavif", "libjxl", "libtiff", "librsvg-2"]])
     }
 
     @Test func aMissingLibraryIsATypedErrorAndEverythingElseStillDecodes() throws {
@@ -60,7 +61,17 @@ import Testing
         #expect(lines.last?.mapped == ["libavif"])
     }
 
-    @Test(arguments: [(heif, "libheif"), (avif, "libavif"), (jxl, "libjxl"), (tiff, "libtiff")])
+    /// Without librsvg, an SVG source is a typed error naming it, and other formats still decode.
+    @Test func aMissingLibrsvgIsATypedError() throws {
+        let files = [Self.svg, Self.jpeg]
+        for file in files { _ = try Corpus.data(file) }
+        let lines = try Self.probe(["--missing", "svg"] + files.map { Corpus.url($0).path })
+        try #require(lines.count == 1 + 2 * files.count, "\(lines)")
+        #expect(lines[3].fields[2] == "libraryUnavailable svg libloupe-test-missing-svg.so.0", "\(lines)")
+        #expect(lines[4].fields[2].hasPrefix("ok "), "\(lines)")
+    }
+
+    @Test(arguments: [(heif, "libheif"), (avif, "libavif"), (jxl, "libjxl"), (tiff, "libtiff"), (svg, "librsvg-2")])
     func decodingMapsTheFormatsLibrary(file: String, library: String) throws {
         let data = try Corpus.data(file)
         let image = try ImageDecoder().decode(data)

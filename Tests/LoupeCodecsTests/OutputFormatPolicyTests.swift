@@ -7,26 +7,27 @@ import Testing
 /// gives checked against what the real encoders write.
 @Suite struct OutputFormatPolicyTests {
     /// The table for every format (in `allCases` order: JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG
-    /// XL, TIFF, BMP, ICO), a source with and without transparency.
+    /// XL, TIFF, BMP, ICO, SVG), a source with and without transparency.
     @Test func policyTable() {
         let formats = ImageFormat.allCases
-        #expect(formats == [.jpeg, .png, .webp, .gif, .heif, .avif, .jxl, .tiff, .bmp, .ico])
-        #expect(formats.filter(\.isWritable) == formats)
+        #expect(formats == [.jpeg, .png, .webp, .gif, .heif, .avif, .jxl, .tiff, .bmp, .ico, .svg])
+        #expect(formats.filter(\.isWritable) == formats.filter { $0 != .svg })
         #expect(formats.filter(\.isKeptWhenUnnamed) == [.jpeg, .png, .webp, .gif, .avif])
         #expect(formats.filter(\.animates) == [.webp, .gif])
         #expect(formats.filter(\.isLossy) == [.jpeg, .webp, .heif, .avif, .jxl])
-        // Outside imgproxy's preferred formats (HEIF, JPEG XL, TIFF, BMP, ICO): JPEG, or PNG to
-        // keep transparency (imgproxy's rule).
+        // Outside imgproxy's preferred formats (HEIF, JPEG XL, TIFF, BMP, ICO, SVG): JPEG, or PNG
+        // to keep transparency (imgproxy's rule).
         #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: false) }
-                == [.jpeg, .png, .webp, .gif, .jpeg, .avif, .jpeg, .jpeg, .jpeg, .jpeg])
+                == [.jpeg, .png, .webp, .gif, .jpeg, .avif, .jpeg, .jpeg, .jpeg, .jpeg, .jpeg])
         #expect(formats.map { ImageFormat.defaultOutput(forSource: $0, transparent: true) }
-                == [.jpeg, .png, .webp, .gif, .png, .avif, .png, .png, .png, .png])
+                == [.jpeg, .png, .webp, .gif, .png, .avif, .png, .png, .png, .png, .png])
         #expect(ImageFormat.fallbackOutput(transparent: false) == .jpeg && ImageFormat.fallbackOutput(transparent: true) == .png)
-        #expect(formats.map(\.fileExtension) == ["jpg", "png", "webp", "gif", "heif", "avif", "jxl", "tiff", "bmp", "ico"])
+        #expect(formats.map(\.fileExtension) == ["jpg", "png", "webp", "gif", "heif", "avif", "jxl", "tiff", "bmp", "ico", "svg"])
         #expect(formats.map(\.mimeType) == ["image/jpeg", "image/png", "image/webp", "image/gif", "image/heif", "image/avif", "image/jxl",
-                                            "image/tiff", "image/bmp", "image/x-icon"])
+                                            "image/tiff", "image/bmp", "image/x-icon", "image/svg+xml"])
         #expect(formats.map(\.maximumSide) == [65_500, Int(Int32.max), 16_383, 65_535, 16_384, 65_536, 1 << 30, Int(Int32.max),
-                                               Int(Int32.max), 256])
+                                               Int(Int32.max), 256, Int(Int32.max)])
+        #expect(throws: ImageCodecError.self) { try ImageFormat.svg.encoderFormat(quality: 80) }
     }
 
     /// The one decision of a result's format and quality: a named format whatever the image; else
@@ -57,7 +58,7 @@ import Testing
     /// Every format Loupe writes, written from the policy's encoder settings, is that format
     /// when sniffed and decoded; an animation keeps its frames exactly where the policy says it
     /// animates.
-    @Test(arguments: ImageFormat.allCases)
+    @Test(arguments: ImageFormat.allCases.filter(\.isWritable))
     func encoderSettingsWriteTheFormat(_ format: ImageFormat) throws {
         let encoding = try format.encoderFormat(quality: 80)
         #expect(encoding.imageFormat == format)

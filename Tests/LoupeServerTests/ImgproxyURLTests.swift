@@ -71,7 +71,8 @@ import Testing
         #expect(try ImgproxyURL(path: "/_/g:sm/plain/http://a.com/x.jpg").options.gravity == Gravity.smart)
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/sm:0/plain/http://a.com/x.jpg") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:-1/plain/http://a.com/x.jpg") }
-        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@svg") }
+        #expect(try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@svg").options.format == .svg)
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/plain/http://a.com/x.jpg@svgz") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:10") }
         #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/!!!notbase64") }
     }

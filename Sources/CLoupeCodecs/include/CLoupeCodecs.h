@@ -207,9 +207,9 @@ typedef struct {
     int transfer;
 } lc_cicp;
 
-// MARK: - Codec libraries loaded on first use (libheif, libavif, libjxl, libtiff)
+// MARK: - Codec libraries loaded on first use (libheif, libavif, libjxl, libtiff, librsvg)
 
-// These four are opened with dlopen the first time their format is decoded or encoded, not
+// These five are opened with dlopen the first time their format is decoded or encoded, not
 // linked: with the codecs they bring, they cost every process ~8 ms of start-up CPU, and a
 // deployment may leave them out. The lc_heif_*, lc_avif_* and lc_jxl_* functions load their
 // library themselves and fail with its reason when it cannot be loaded; lc_codec_library_load
@@ -220,6 +220,7 @@ typedef enum {
     LC_LIBRARY_AVIF = 1,
     LC_LIBRARY_JXL = 2,
     LC_LIBRARY_TIFF = 3,
+    LC_LIBRARY_SVG = 4,
 } lc_codec_library;
 
 /// Loads the library on the first call, once per process whatever the outcome (thread-safe).
@@ -364,6 +365,28 @@ void lc_tiff_destroy(lc_tiff *tiff);
 /// freed with lc_free.
 int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, const lc_cancel *cancel,
                    uint8_t **out, size_t *out_size, char *message);
+
+// MARK: - SVG (librsvg)
+
+typedef struct lc_svg lc_svg;
+
+typedef struct {
+    /// The document's intrinsic size in pixels at 96 DPI (its width and height, else its
+    /// viewBox's), unrounded.
+    double width;
+    double height;
+} lc_svg_info;
+
+/// Parses the document with librsvg's default limits, reading nothing outside it; allocates no
+/// pixel memory. NULL with the reason in `message` for a document librsvg refuses or one
+/// without a size. `data` need not outlive the call.
+lc_svg *lc_svg_create(const uint8_t *data, size_t size, lc_svg_info *info, char *message);
+/// Renders the document fitted into a `viewport_width`×`viewport_height` rectangle at the
+/// top left of a `width`×`height` straight RGBA8 `out` (rows `stride` bytes apart, a multiple
+/// of 4), transparent where nothing is drawn.
+int lc_svg_render(lc_svg *svg, uint8_t *out, size_t stride, uint32_t width, uint32_t height, double viewport_width,
+                  double viewport_height, char *message);
+void lc_svg_destroy(lc_svg *svg);
 
 // MARK: - Colour (lcms2)
 

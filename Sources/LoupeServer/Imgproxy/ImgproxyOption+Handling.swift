@@ -23,8 +23,8 @@ extension ImgproxyOption {
             differences: "the source must still be allowed (`--allowed-sources`, the SSRF guard), within `--max-source-size`, "
                 + "and an image whose header is within `--max-source-pixels` and the frame limits; `Content-Type` is "
                 + "the sniffed format's, not the origin's; the file name's extension is the format's; the URL's "
-                + "extension is still parsed, so one Loupe cannot write (`@svg`) is a 400 "
-                + "(`HandlingOptionsTests.rawAnswersTheSourceBytesWithEveryLimitChecked`)")
+                + "extension is still parsed, so an unknown one is a 400; an SVG source is answered unsanitised, as imgproxy "
+                + "does (`HandlingOptionsTests.rawAnswersTheSourceBytesWithEveryLimitChecked`)")
         ) { arguments, options throws(ServiceError) in
             options.raw = try arguments.boolean(arguments[0])
         },
@@ -128,6 +128,7 @@ extension ImgproxyOption {
         case "tiff": .tiff
         case "bmp": .bmp
         case "ico": .ico
+        case "svg": .svg
         default: nil
         }
     }

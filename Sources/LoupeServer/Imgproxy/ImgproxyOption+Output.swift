@@ -134,9 +134,11 @@ extension ImgproxyOption {
             differences: "— (`OutputOptionsTests.maxBytesLowersTheQualityUntilTheResultFits` for all three formats)")),
         ImgproxyOption(["format", "f", "ext"], arguments: 1...1, fields: [OptionField(\.format, key: "f")],
                        documentation: .init(
-                           meaning: "output format", loupe: "jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico",
-                           differences: "`svg` is a 400; TIFF is written Deflate-compressed (imgproxy: uncompressed); a result larger than "
-                               + "its format holds is scaled to fit, as imgproxy does (ICO 256, HEIC 16,384, WebP 16,383)")
+                           meaning: "output format", loupe: "jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico, svg",
+                           differences: "`svg`, as imgproxy: an SVG source answered as itself, sanitised with `--sanitize-svg`, "
+                               + "processing options ignored; any other source 422; TIFF is written Deflate-compressed (imgproxy: "
+                               + "uncompressed); a result larger than its format holds is scaled to fit, as imgproxy does (ICO 256, "
+                               + "HEIC 16,384, WebP 16,383) (`SVGServiceTests`)")
         ) { arguments, options throws(ServiceError) in
             options.format = try ImgproxyURL.format(named: arguments[0])
         },

@@ -122,7 +122,8 @@ public struct ImgproxyURL: Sendable, Equatable {
         case "tiff": return .tiff
         case "bmp": return .bmp
         case "ico": return .ico
-        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico)")
+        case "svg": return .svg
+        default: throw .badOption("output format '\(text)' is not supported (jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico, svg)")
         }
     }
 

@@ -182,6 +182,8 @@ final class ImageService: Sendable {
         guard max(box.width, box.height, thumborSide) <= settings.maximumResultDimension else {
             throw .badOption("the result would exceed \(settings.maximumResultDimension) pixels per side")
         }
+        // thumbor writes no SVG: its `format` filter keeps the negotiated format for a name it cannot write.
+        if options.thumbor != nil, options.format == .svg { options.format = nil }
         options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
         // One form per result for the result key: upright is the default's `nil`, whatever said it.
         options.autoRotate = (options.autoRotate ?? settings.autoRotates) ? nil : false
@@ -265,6 +267,8 @@ final class ImageService: Sendable {
         }
         // Made once per cluster: another instance may have made it.
         if let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
+        // Only an SVG source answers a URL naming SVG, and it is not drawn.
+        if plan.options.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
         let start = ContinuousClock.now
         let marks = plan.options.thumborWatermarks.isEmpty && plan.options.thumborFrames.isEmpty ? [] : try await thumborMarks(for: plan.options)
         let response = try await pipeline.image(for: plan.request(thumborMarks: marks), priority: priority)
@@ -279,7 +283,8 @@ final class ImageService: Sendable {
         let working = [timings.dataLoad, timings.decode, timings.processing].compactMap { $0 }.reduce(Duration.zero, +)
         var waited = timings.total > working ? timings.total - working : .zero
         let container = response.container
-        let settings = self.settings
+        // An SVG source is known once loaded: answered as itself when the URL names no format.
+        if container.metadata.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool. The
@@ -308,8 +313,13 @@ final class ImageService: Sendable {
         let stages: [(String, Duration?)] = [("queue", waited), ("download", timings.dataLoad), ("decode", timings.decode),
                                              ("process", timings.processing), ("encode", encodeTime)]
         timed.timing.entries = stages.compactMap { name, duration in duration.map { ServerTiming.Entry(name: name, duration: $0) } }
-        results.store(timed, forKey: plan.resultKey, timeToLive: settings.timeToLive)
-        return timed
+        return store(timed, for: plan)
+    }
+
+    /// Keeps `result` in the result cache under the plan's key, for `--ttl`.
+    private func store(_ result: EncodedResult, for plan: Plan) -> EncodedResult {
+        results.store(result, forKey: plan.resultKey, timeToLive: settings.timeToLive)
+        return result
     }
 
     /// Returns once what both disk caches (sources and results) were handed is written: the

@@ -36,14 +36,17 @@ struct RequestCost: Sendable {
         switch format {
         case .jpeg, .gif, .bmp, .ico: 8
         case .png, .webp, .tiff: 15
-        case .heif, .avif, .jxl: 60
+        // librsvg's work depends on the drawing, not the pixels: charged as the costliest
+        // raster decoders, at the scale it is drawn at.
+        case .heif, .avif, .jxl, .svg: 60
         }
     }
 
     /// Pixel operations to encode one pixel as `format`.
     static func encodeOperations(_ format: ImageFormat) -> Double {
         switch format {
-        case .jpeg, .bmp, .ico: 10
+        // SVG is never encoded: its result is the sanitised source, a pass over its bytes.
+        case .jpeg, .bmp, .ico, .svg: 10
         case .gif: 60
         case .webp: 100
         case .png, .tiff: 200
@@ -57,7 +60,7 @@ struct RequestCost: Sendable {
         switch format {
         case .jpeg: 1
         case .gif, .webp: 3
-        case .bmp, .ico: 4
+        case .bmp, .ico, .svg: 4
         case .png, .heif, .avif, .jxl, .tiff: 6
         }
     }
@@ -150,10 +153,10 @@ struct RequestCostCheck: Sendable {
         let frames = Double(max(1, min(source.frameCount, maximumFrames)))
         // A plan the limits refuse is refused before its cost is weighed (`checkSource`).
         var scale = (try? geometry.plan(sourceWidth: width, sourceHeight: height)).map { geometry.minimumSourceScale(for: $0) } ?? 1
-        if source.format == .jpeg {
-            scale = Double(JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: nil, minimumScale: scale)) / 8
-        } else {
-            scale = 1
+        switch source.format {
+        case .jpeg: scale = Double(JPEGDecoder.scaleEighths(width: width, height: height, maxPixelSize: nil, minimumScale: scale)) / 8
+        case .svg: break  // drawn at the scale the result needs
+        default: scale = 1
         }
         let decoded = ProcessingCost.perPixel(RequestCost.decodeOperations(source.format), bytes: 4,
                                               width: Int((Double(width) * scale).rounded(.up)), height: Int((Double(height) * scale).rounded(.up)))

@@ -77,7 +77,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             return ServiceError(504, "timeout", "loading the source \(message) (the download's time limit, retries included)")
         case .unreadableFile: return ServiceError(404, "sourceNotFound", "the source cannot be read")
         case .notCached: return ServiceError(404, "notFound", "the source is not cached")
-        case .unsupportedFormat: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP or ICO image")
+        case .unsupportedFormat: return ServiceError(415, "notAnImage", "the source is not a JPEG, PNG, WebP, GIF, HEIF, AVIF, JPEG XL, TIFF, BMP, ICO or SVG image")
         case .codecUnavailable:
             // The loader's text (library paths) goes to the server's log with the pipeline's
             // failure, not to the client.

@@ -39,7 +39,7 @@ enum ImgproxyIgnoredVariables {
             "AVIF_SPEED", "JXL_EFFORT", "WEBP_EFFORT", "WEBP_PRESET", "JPEG_PROGRESSIVE", "PNG_INTERLACED",
             "PNG_QUANTIZE", "PNG_QUANTIZATION_COLORS",
         ]),
-        ("SVG sources are not supported", ["ALWAYS_RASTERIZE_SVG", "SANITIZE_SVG", "SVG_UNLIMITED"]),
+        ("Loupe has no such switch: SVG sources are always read within librsvg's limits and the pixel limits", ["SVG_UNLIMITED"]),
         ("Loupe has no such switch: TIFF and PNG sources are always read with their allocations bounded by the pixel limits", [
             "TIFF_UNLIMITED", "PNG_UNLIMITED",
         ]),

@@ -92,6 +92,14 @@ extension ServerSettings {
                 "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
             .boolean("IMGPROXY_AUTO_ROTATE", "boolean, imgproxy's spellings only"),
         ]),
+        Setting("sanitize-svg", .boolean, \.sanitizesSVG,
+                "remove scripts, event attributes and outside references from SVG answered as SVG; documents declaring entities are refused", imgproxy: [
+            .boolean("IMGPROXY_SANITIZE_SVG", "boolean, imgproxy's spellings only"),
+        ]),
+        Setting("always-rasterize-svg", .boolean, \.alwaysRasterizesSVG,
+                "answer an SVG source without a format in the URL as a raster image (the source's rule: PNG or JPEG), not as SVG", imgproxy: [
+            .boolean("IMGPROXY_ALWAYS_RASTERIZE_SVG", "boolean, imgproxy's spellings only"),
+        ]),
         Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
             ImgproxyVariable("IMGPROXY_TTL", "seconds (`Cache-Control: max-age`)"),
         ]),

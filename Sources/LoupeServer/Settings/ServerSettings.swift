@@ -79,6 +79,15 @@ public struct ServerSettings: Sendable {
     /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
+    /// Whether an SVG answered as SVG (an SVG source with no format in the URL, `@svg`, or
+    /// `skip_processing:svg`) is the source sanitised (``SVGSanitizer``: scripts, event
+    /// attributes and outside references removed, entity declarations refused), imgproxy's
+    /// `IMGPROXY_SANITIZE_SVG`, on by default; off, it is the source's bytes.
+    public var sanitizesSVG = true
+    /// Whether an SVG source with no format in the URL is rendered (JPEG, or PNG with
+    /// transparency; a negotiated format when `Accept` gives one) instead of answered as SVG,
+    /// imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`, off by default.
+    public var alwaysRasterizesSVG = false
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
     /// JPEG and WebP quality when the URL sets none.
