@@ -159,8 +159,8 @@ public final class ImagePipeline: Sendable {
         // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
         // joined that work when this returns — a list that stops the cell's prefetch on the next
         // line leaves the load to the cell instead of cancelling it (the prefetching list).
-        let previews: PreviewSink? = (request.previews ?? configuration.previews).allows(thumbnail: request.thumbnail)
-            ? { events.preview($0) } : nil
+        let sendPreview: PreviewSink = { events.preview($0) }
+        let previews = (request.previews ?? configuration.previews).allows(thumbnail: request.thumbnail) ? sendPreview : nil
         let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {
