@@ -19,8 +19,9 @@ import Synchronization
 /// per preview, is bounded by the interval.
 ///
 /// Other data is given up on from its first bytes or its JPEG header: after that a chunk costs
-/// one atomic load. Previews never enter a cache; one decode runs at a time; ``stop()`` cancels
-/// the one running and no preview is handed over after it returns.
+/// one atomic load. Previews never enter a cache; one decode runs at a time, cancelled when the
+/// last byte arrives (the final image's decode comes next) or by ``stop()``, after which no
+/// preview is handed over.
 final class ProgressivePreviewer: Sendable {
     /// Processor work a preview may take, in pixel operations per pixel of the decoded preview
     /// (`ProcessingCost`'s unit): a resize, a crop or a colour table costs a few to a few dozen;
@@ -61,16 +62,18 @@ final class ProgressivePreviewer: Sendable {
     /// interval has passed and no decode is running.
     func received(_ body: Data) {
         guard !isDone.load(ordering: .relaxed) else { return }
-        state.withLock { state in
-            guard !state.isStopped else { return }
+        let superseded: Task<Void, Never>? = state.withLock { state in
+            guard !state.isStopped else { return nil }
             state.scans.advance(over: body)
             guard state.scans.kind != .notProgressive, !state.scans.isEnded else {
                 isDone.store(true, ordering: .relaxed)
-                return
+                // The whole image has arrived and its own decode comes next: a preview still
+                // decoding would only compete with it, and be dropped after it.
+                return state.scans.isEnded ? state.decode : nil
             }
             guard state.scans.completeScans > state.previewedScans, state.decode == nil,
                   state.lastPreview.map({ $0.duration(to: .now) >= interval }) ?? true
-            else { return }
+            else { return nil }
             let scans = state.scans.completeScans, prefix = body.prefix(state.scans.decodableLength)
             state.previewedScans = scans
             // Detached: the decode belongs to this previewer, not to the download that reported
@@ -78,7 +81,9 @@ final class ProgressivePreviewer: Sendable {
             state.decode = Task.detached(priority: request.priority.taskPriority) { [self] in
                 await makePreview(of: prefix, scans: scans)
             }
+            return nil
         }
+        superseded?.cancel()
     }
 
     /// Stops making previews: cancels the decode running, and none is handed over after this
