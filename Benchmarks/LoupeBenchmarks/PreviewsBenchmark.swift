@@ -67,8 +67,9 @@ enum PreviewsBenchmark {
         let finalOn = Measurement.median(of: on.map(\.final)), finalOff = Measurement.median(of: off.map(\.final))
         func f(_ value: Double) -> String { String(format: "%.2f", value) }
         let counts = on.map { "\($0.previews)" }.joined(separator: "/"), decodes = on.map { "\($0.previewDecodes)" }.joined(separator: "/")
-        print("\(size): first preview \(f(firstPreview)) s, final \(f(finalOn)) s with previews (\(counts) previews, \(decodes) preview decodes), "
-              + "\(f(finalOff)) s without; first preview at \(Int((100 * firstPreview / finalOn).rounded())) % of the final's time")
+        let first = on.contains { $0.firstPreview != nil }
+            ? "first preview \(f(firstPreview)) s (\(Int((100 * firstPreview / finalOn).rounded())) % of the final's time)" : "no preview"
+        print("\(size): \(first), final \(f(finalOn)) s with previews (\(counts) previews, \(decodes) preview decodes), \(f(finalOff)) s without")
     }
 
     static func seconds(_ duration: Duration) -> Double {
