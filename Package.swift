@@ -176,8 +176,8 @@ let package = Package(
         .executableTarget(
             name: "LoupeBenchmarks",
             dependencies: [
-                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeProcessing", "LoupeSimulation", "LoupeTestSupport",
-                "LoupeURLSessionLoading",
+                "Loupe", "LoupeCaching", "LoupeCodecs", "LoupeLoading", "LoupeOrigin", "LoupeProcessing", "LoupeSimulation",
+                "LoupeTestSupport", "LoupeURLSessionLoading",
             ],
             path: "Benchmarks/LoupeBenchmarks",
             swiftSettings: strict),

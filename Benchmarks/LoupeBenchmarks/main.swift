@@ -14,6 +14,7 @@ let suites: [(name: String, run: () async throws -> Void)] = [
     ("disk-stores", DiskStoreComparison.run),
     ("pipeline", PipelineBenchmark.run),
     ("lists", ListsBenchmark.run),
+    ("previews", PreviewsBenchmark.run),
     // The two halves of "pipeline" alone, for profiling.
     ("pipeline-hit", PipelineBenchmark.memoryHit),
     ("pipeline-cold", PipelineBenchmark.coldLoads),

@@ -257,6 +257,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         let expected = declared.map { start.count + $0 }
         var body = start
         if let expected { body.reserveCapacity(expected) }
+        let bodyObserver = BodyObserver.current
         do {
             for try await chunk in response.body {
                 guard body.count + chunk.readableBytes <= limits.maximumBodySize else {
@@ -264,6 +265,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
                 }
                 chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
                 progress?(body.count, expected)
+                bodyObserver?.callback(body)
             }
         } catch {
             // Cut off by the network, a timeout or the caller leaving (not refused here): what

@@ -33,4 +33,12 @@ package enum TestImage {
     package static func png(width: Int, height: Int, seed: Int = 0) throws -> Data {
         try ImageEncoder().encode(bitmap(width: width, height: height, seed: seed), as: .png)
     }
+
+    /// A corpus photo (by default skimage's rocket, 640×427) decoded and encoded again by
+    /// libjpeg-turbo: progressive (the scans of its `jpeg_simple_progression`, ten for colour,
+    /// as `jpegtran -progressive` writes) or baseline.
+    package static func photoJPEG(_ path: String = "skimage/rocket.jpg", progressive: Bool, quality: Int = 90) throws -> Data {
+        let photo = try ImageDecoder().decode(Corpus.data(path), options: DecodingOptions())
+        return try ImageEncoder().encode(photo.bitmap, as: .jpeg(quality: quality, progressive: progressive))
+    }
 }

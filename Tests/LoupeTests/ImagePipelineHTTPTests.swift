@@ -279,6 +279,7 @@ import Testing
             case .progress(let progress): reports.append(progress)
             case .finished(let result): finished = (try? result.get()) != nil
             case .updated: Issue.record("a first load is never stale, so never updated")
+            case .preview: Issue.record("a PNG shows no preview")
             }
         }
         #expect(finished)

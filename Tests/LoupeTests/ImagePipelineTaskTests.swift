@@ -107,6 +107,7 @@ import Testing
             case .progress(let value): progress.append(value)
             case .finished(let result): finished = result
             case .updated: Issue.record("a local file is never stale, so never updated")
+            case .preview: Issue.record("a local file arrives whole, so shows no preview")
             }
         }
         #expect(progress == [ImageTask.Progress(completed: data.count, total: data.count)])

@@ -14,6 +14,7 @@ import Testing
         case progress(ImageTask.Progress)
         case finished(width: Int?)
         case updated(width: Int)
+        case preview(width: Int)
     }
 
     static func seen(_ event: ImageTask.Event) -> Seen {
@@ -21,6 +22,7 @@ import Testing
         case .progress(let progress): .progress(progress)
         case .finished(let result): .finished(width: try? result.get().bitmap.width)
         case .updated(let response): .updated(width: response.bitmap.width)
+        case .preview(let preview): .preview(width: preview.bitmap.width)
         }
     }
 

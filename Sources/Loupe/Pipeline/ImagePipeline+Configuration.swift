@@ -44,6 +44,11 @@ extension ImagePipeline {
         /// server's `stale-if-error` allows.
         public var staleIfError: ImageRequest.StalePolicy = .whenServerAllows
 
+        /// Whether tasks show progressive JPEGs before their last byte, and how often, for
+        /// requests that do not say (``ImageRequest/previews``): after the first complete scan,
+        /// then at most every 250 ms, for the full size and thumbnails from 300 pixels.
+        public var previews: ImageRequest.PreviewPolicy = .standard
+
         /// Whether processed images are kept in memory.
         public var isMemoryCacheEnabled = true
         /// The memory cache's limit in bytes of pixels. Default: a fifth of the machine's memory,

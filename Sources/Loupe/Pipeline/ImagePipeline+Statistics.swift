@@ -37,6 +37,8 @@ extension ImagePipeline {
         public var decodes = 0
         /// Processors run.
         public var processorRuns = 0
+        /// Progressive previews decoded (``ImageTask/Event/preview(_:)``), apart from ``decodes``.
+        public var previewDecodes = 0
         /// Requests that ended in an error, by the raw value of their ``ImagePipelineError/reason``.
         public var failures: [String: Int] = [:]
         /// Requests whose caller cancelled them.
@@ -50,7 +52,7 @@ extension ImagePipeline {
     /// What the pipeline counts; each is a field of ``Statistics`` and a swift-metrics counter.
     enum Event: Int, CaseIterable {
         case memoryMisses, memoryHits, loadsStarted, dataLoads, diskHits, networkRequests, downloads
-        case bytesDownloaded, revalidations, notModified, retries, localLoads, decodes, processorRuns, cancellations
+        case bytesDownloaded, revalidations, notModified, retries, localLoads, decodes, processorRuns, cancellations, previewDecodes
     }
 
     /// Keeps ``Statistics`` and forwards every count to swift-metrics. Counting is on the memory
@@ -94,6 +96,7 @@ extension ImagePipeline {
             statistics.localLoads = count(.localLoads)
             statistics.decodes = count(.decodes)
             statistics.processorRuns = count(.processorRuns)
+            statistics.previewDecodes = count(.previewDecodes)
             statistics.cancellations = count(.cancellations)
             statistics.failures = failures.withLock { $0 }
             return statistics

@@ -26,7 +26,7 @@ public final class ImagePipeline: Sendable {
     // The stages, in a request's order; each a type owning its loader, in a file of its own
     // (Sources/Loupe/Stages):
     //
-    //   image(for:) ─► response(for:priority:progress:)                         this file
+    //   image(for:) ─► response(for:priority:previews:progress:)                this file
     //     │ memory hit? ── yes ──► ImageResponse(origin: .memory)
     //     ▼ no: responseFromStages(for:...)
     //   finalImageStage   the processed image from disk (.storeAll), else ▼;      FinalImageStage
@@ -57,7 +57,11 @@ public final class ImagePipeline: Sendable {
     /// Bounds decoding and processing and orders them by priority.
     let processingQueue: WorkQueue
     let recorder = Recorder()
-    let progressObservers = ProgressObservers()
+    let progressObservers = DataLoadObservers<DataLoadingProgress>()
+    /// The tasks making progressive previews of each download.
+    let previewers = DataLoadObservers<ProgressivePreviewer>()
+    /// What the stages share, for the work beside them (previews).
+    let stageContext: StageContext
     /// Writes to `configuration.dataCache` in the background; `nil` without a disk cache.
     let dataCacheWriter: DiskCacheWriter?
     let logger: Logger
@@ -93,7 +97,8 @@ public final class ImagePipeline: Sendable {
         let context = StageContext(
             configuration: configuration, recorder: recorder, logger: logger, dataCacheWriter: dataCacheWriter,
             processingQueue: processingQueue)
-        dataStage = DataStage(context: context, networkQueue: networkQueue, progressObservers: progressObservers)
+        stageContext = context
+        dataStage = DataStage(context: context, networkQueue: networkQueue, progressObservers: progressObservers, previewers: previewers)
         decodeStage = DecodeStage(context: context, dataStage: dataStage)
         processStage = ProcessStage(context: context, decodeStage: decodeStage)
         finalImageStage = FinalImageStage(
@@ -154,10 +159,12 @@ public final class ImagePipeline: Sendable {
         // Immediate: it runs on the caller's thread until it waits for the shared work, so it has
         // joined that work when this returns — a list that stops the cell's prefetch on the next
         // line leaves the load to the cell instead of cancelling it (the prefetching list).
+        let sendPreview: PreviewSink = { events.preview($0) }
+        let previews = (request.previews ?? configuration.previews).allows(thumbnail: request.thumbnail) ? sendPreview : nil
         let task = Task.immediateDetached(priority: request.priority.taskPriority) { [self] in
             let result: Result<ImageResponse, any Error>
             do {
-                result = .success(try await response(for: request, priority: priority) { received, expected in
+                result = .success(try await response(for: request, priority: priority, previews: previews) { received, expected in
                     events.progress(ImageTask.Progress(completed: received, total: expected))
                 })
             } catch {
@@ -275,13 +282,17 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Parameter priority: the request's live priority; `nil` for its fixed one, created only
     ///   on a miss (a memory hit allocates nothing for it).
+    /// - Parameter previews: where a task's progressive previews go; `nil` for none.
     nonisolated(nonsending)
     func response(
-        for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?
+        for request: ImageRequest, priority: LoadPriority?, previews: PreviewSink? = nil, progress: DataLoadingProgress?
     ) async throws -> ImageResponse {
         if let hit = memoryHit(for: request) { return hit }
-        return try await responseFromStages(for: request, priority: priority, progress: progress, start: .now)
+        return try await responseFromStages(for: request, priority: priority, previews: previews, progress: progress, start: .now)
     }
+
+    /// Where a task's previews go.
+    typealias PreviewSink = @Sendable (ImageTask.Preview) -> Void
 
     /// The response from the memory cache, if the request allows it and the cache holds it;
     /// synchronous, so a hit costs no asynchronous frame beyond the caller's.
@@ -304,18 +315,29 @@ public final class ImagePipeline: Sendable {
             timings: ImageTimings())
     }
 
-    /// The miss path of ``response(for:priority:progress:)``: the final image stage's value, timed,
+    /// The miss path of ``response(for:priority:previews:progress:)``: the final image stage's value, timed,
     /// counted and logged for this request.
     nonisolated(nonsending)
     private func responseFromStages(
-        for request: ImageRequest, priority: LoadPriority?, progress: DataLoadingProgress?, start: ContinuousClock.Instant
+        for request: ImageRequest, priority: LoadPriority?, previews: PreviewSink?, progress: DataLoadingProgress?,
+        start: ContinuousClock.Instant
     ) async throws -> ImageResponse {
         let key = StageKey(request)
+        let priority = priority ?? LoadPriority(request.priority.taskPriority)
         let observation = progress.map { progressObservers.add($0, for: key.data) }
         defer { observation.map(progressObservers.remove) }
+        let previewer = previews.map { deliver in
+            ProgressivePreviewer(request: request, interval: (request.previews ?? configuration.previews).minimumInterval ?? .zero,
+                                 context: stageContext, priority: priority, deliver: deliver)
+        }
+        let previewing = previewer.map { previewers.add($0, for: key.data) }
+        defer {
+            previewing.map(previewers.remove)
+            previewer?.stop()
+        }
         logger.debug("loading", metadata: ["key": "\(key)", "cachePolicy": "\(request.cachePolicy)"])
         do {
-            let staged = try await finalImageStage.image(for: key, priority: priority ?? LoadPriority(request.priority.taskPriority))
+            let staged = try await finalImageStage.image(for: key, priority: priority)
             var timings = staged.timings
             timings.total = start.duration(to: .now)
             logger.debug("loaded", metadata: [

@@ -99,6 +99,14 @@ public struct ImageRequest: Sendable {
         get { storage.staleUse.ifError }
         set { update { $0.staleUse.ifError = newValue } }
     }
+    /// Whether a task for this request shows a progressive JPEG before its last byte
+    /// (``ImageTask/Event/preview(_:)``), and how often; `nil` (the default) uses
+    /// ``ImagePipeline/Configuration/previews``. Not part of any cache key: previews never
+    /// enter the caches.
+    public var previews: PreviewPolicy? {
+        get { storage.previews }
+        set { update { $0.previews = newValue } }
+    }
     /// Replaces the URL (or the identifier) as the identity of the data in caches and coalescing,
     /// e.g. a URL without its expiring signature, so that two signed URLs of one image are one
     /// entry. The request's headers and method still count beside it.
@@ -140,6 +148,7 @@ public struct ImageRequest: Sendable {
         let cacheKey: String?
         let staleUse: StaleUse
         let cacheUse: CacheUse
+        let previews: PreviewPolicy?
         let imageKey: ImagePipeline.ImageKey
         let sourceScaling: (any SourceScaledProcessing)?
 
@@ -155,6 +164,7 @@ public struct ImageRequest: Sendable {
             cacheKey = fields.cacheKey
             staleUse = fields.staleUse
             cacheUse = fields.cacheUse
+            previews = fields.previews
             sourceScaling = fields.thumbnail == nil ? fields.processors.first as? any SourceScaledProcessing : nil
             imageKey = ImagePipeline.ImageKey(
                 dataKey: ImagePipeline.ImageKey.dataKey(
@@ -166,7 +176,7 @@ public struct ImageRequest: Sendable {
         var fields: Fields {
             Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames,
                    appliesOrientation: appliesOrientation, processors: processors, priority: priority,
-                   cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse, cacheUse: cacheUse)
+                   cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse, cacheUse: cacheUse, previews: previews)
         }
     }
 
@@ -182,6 +192,7 @@ public struct ImageRequest: Sendable {
         var cacheKey: String?
         var staleUse = StaleUse()
         var cacheUse = CacheUse()
+        var previews: PreviewPolicy?
     }
 
     private mutating func update(_ change: (inout Fields) -> Void) {

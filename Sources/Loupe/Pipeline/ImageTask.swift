@@ -1,4 +1,5 @@
 import LoupeCaching
+import LoupeCodecs
 
 /// A running image request: follow its progress, change its priority, cancel it, or await its
 /// response. Created by ``ImagePipeline/imageTask(with:)``; the work runs whether or not
@@ -12,11 +13,34 @@ public final class ImageTask: Sendable {
         public var total: Int?
     }
 
-    /// What happens to a task, in order: any number of progress reports, then one completion,
-    /// then at most one update.
+    /// An image shown before the whole download has arrived: a progressive JPEG decoded from
+    /// its complete scans so far (``ImageRequest/PreviewPolicy``). Never cached; the final image
+    /// replaces it.
+    public struct Preview: Sendable, Equatable {
+        /// The image so far: at the request's thumbnail size, upright, and processed by the
+        /// request's processors when ``isProcessed``.
+        public var container: ImageContainer
+        /// The complete scans it shows (libjpeg's default progression writes ten for a colour image).
+        public var scans: Int
+        /// The bytes it was decoded from.
+        public var receivedBytes: Int
+        /// Whether the request's processors ran on it: they do when each of them estimates its
+        /// cost (`CostEstimating`) and together they cost little beside the decode; else the
+        /// preview is the decoded image alone.
+        public var isProcessed: Bool
+
+        /// The pixels.
+        public var bitmap: Bitmap { container.bitmap }
+    }
+
+    /// What happens to a task, in order: any number of progress reports and previews, then one
+    /// completion, then at most one update.
     public enum Event: Sendable {
         /// More bytes arrived. A task served from a cache or joining finished work reports none.
         case progress(Progress)
+        /// A progressive JPEG's complete scans so far, decoded while the rest downloads (see
+        /// ``ImageRequest/PreviewPolicy``); a newer preview, then the final image, replace it.
+        case preview(Preview)
         /// The task ended with a response or an error (`CancellationError` if cancelled).
         case finished(Result<ImageResponse, any Error>)
         /// The response was a stale cached copy (``ImageResponse/staleness``) and the server has
@@ -41,13 +65,13 @@ public final class ImageTask: Sendable {
     }
 
     /// The task's events, for any number of consumers: each access is a new stream, which
-    /// starts with the task's state so far — its latest progress, then its result and its update
-    /// if it has them (so a consumer arriving after the end still gets the result) — and goes on
+    /// starts with the task's state so far — its latest progress and, before its result, its
+    /// latest preview, then its result and its update if it has them (so a consumer arriving after the end still gets the result) — and goes on
     /// with every event until the task's last.
     ///
-    /// Memory is bounded: the task keeps its latest progress, its result and its update, no
-    /// history; a stream nobody reads holds its newest 64 events, dropping the oldest progress
-    /// reports first (the result and the update are always the last events, so never dropped).
+    /// Memory is bounded: the task keeps its latest progress, its latest preview until its
+    /// result, its result and its update, no history; a stream nobody reads holds its newest 64
+    /// events, dropping the oldest progress reports and previews first (the result and the update are always the last events, so never dropped).
     ///
     /// ```swift
     /// let task = pipeline.imageTask(with: request)

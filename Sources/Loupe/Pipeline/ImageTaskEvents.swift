@@ -1,13 +1,14 @@
 import LoupeCaching
 
 /// A task's events, handed to any number of consumers: each ``ImageTask/events`` access is a new
-/// consumer, which first gets the task's state so far (its latest progress, its result and its
-/// update once they exist), then every event as it happens, until the task's last event.
+/// consumer, which first gets the task's state so far (its latest progress, its latest preview
+/// while it has no result, its result and its update once they exist), then every event as it
+/// happens, until the task's last event.
 ///
-/// Memory stays bounded whoever reads or does not: the task keeps its latest progress and its
-/// result (at most one of each, and one update), never a history; each consumer's stream holds
-/// at most ``bufferLimit`` unread events, the oldest dropped first. Only progress reports can
-/// be dropped that way — a result and an update are the last two events a task has — so a
+/// Memory stays bounded whoever reads or does not: the task keeps its latest progress, its
+/// latest preview (until its result) and its result (at most one of each, and one update), never
+/// a history; each consumer's stream holds at most ``bufferLimit`` unread events, the oldest
+/// dropped first. Only progress reports and previews can be dropped that way — a result and an update are the last two events a task has — so a
 /// consumer that falls behind misses intermediate progress, never the outcome.
 final class ImageTaskEvents: Sendable {
     /// Unread events one consumer may hold.
@@ -17,6 +18,7 @@ final class ImageTaskEvents: Sendable {
         var consumers: [UInt64: AsyncStream<ImageTask.Event>.Continuation] = [:]
         var nextID: UInt64 = 0
         var latestProgress: ImageTask.Progress?
+        var latestPreview: ImageTask.Preview?
         var result: Result<ImageResponse, any Error>?
         var update: ImageResponse?
         var isEnded = false
@@ -34,6 +36,7 @@ final class ImageTaskEvents: Sendable {
         // the replay and the first live event, so no event is seen twice or missed.
         let id: UInt64? = state.withLock { state in
             if let progress = state.latestProgress { continuation.yield(.progress(progress)) }
+            if let preview = state.latestPreview { continuation.yield(.preview(preview)) }
             if let result = state.result { continuation.yield(.finished(result)) }
             if let update = state.update { continuation.yield(.updated(update)) }
             guard !state.isEnded else { return nil }
@@ -62,11 +65,22 @@ final class ImageTaskEvents: Sendable {
         }
     }
 
+    /// A preview of the image. Ignored once the task has its result, which replaces it.
+    func preview(_ preview: ImageTask.Preview) {
+        state.withLock { state in
+            guard state.result == nil, !state.isEnded else { return }
+            state.latestPreview = preview
+            for consumer in state.consumers.values { consumer.yield(.preview(preview)) }
+        }
+    }
+
     /// The task's result.
     func finish(_ result: Result<ImageResponse, any Error>) {
         state.withLock { state in
             guard state.result == nil, !state.isEnded else { return }
             state.result = result
+            // The result replaces the preview: a consumer arriving later gets the result alone.
+            state.latestPreview = nil
             for consumer in state.consumers.values { consumer.yield(.finished(result)) }
         }
     }

@@ -17,8 +17,10 @@ package final class DataStage: Sendable {
     /// Revalidations of stale copies answered at once, running in the background.
     let revalidations = BackgroundRevalidations()
 
-    init(context: StageContext, networkQueue: WorkQueue, progressObservers: ProgressObservers) {
-        let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers, revalidations: revalidations)
+    init(context: StageContext, networkQueue: WorkQueue, progressObservers: DataLoadObservers<DataLoadingProgress>,
+         previewers: DataLoadObservers<ProgressivePreviewer>) {
+        let work = Work(context: context, networkQueue: networkQueue, progressObservers: progressObservers, previewers: previewers,
+                        revalidations: revalidations)
         // Its callers are other stages' loads (the decode stage's, the request loader's): a load
         // starts on their thread.
         let loader = SingleFlightLoader<StageKey, FetchedData>(memoryCache: nil, loadStart: .inline) { key, priority in
@@ -60,7 +62,9 @@ package final class DataStage: Sendable {
         let context: StageContext
         /// Bounds HTTP loads and orders them by priority.
         let networkQueue: WorkQueue
-        let progressObservers: ProgressObservers
+        let progressObservers: DataLoadObservers<DataLoadingProgress>
+        /// The tasks making progressive previews of a download, by data key.
+        let previewers: DataLoadObservers<ProgressivePreviewer>
         let revalidations: BackgroundRevalidations
 
         /// The data for `key`: disk cache (fresh, or revalidated with the server), network, or a
@@ -293,7 +297,12 @@ package final class DataStage: Sendable {
                     let downloadStart = ContinuousClock.now
                     context.recorder.record(.networkRequests)
                     if isConditional { context.recorder.record(.revalidations) }
-                    return (try await dataResponse(from: networkLoader(for: request), for: key, request: request), downloadStart, reservation)
+                    // The body as it arrives goes to the tasks making previews of it, if any.
+                    let bodyObserver = BodyObserver { [previewers] body in previewers.notify(key) { $0.received(body) } }
+                    let response = try await BodyObserver.$current.withValue(bodyObserver) {
+                        try await dataResponse(from: networkLoader(for: request), for: key, request: request)
+                    }
+                    return (response, downloadStart, reservation)
                 }
             }
         }
@@ -316,7 +325,7 @@ package final class DataStage: Sendable {
             let observers = progressObservers
             do {
                 return try await loader.loadData(for: request) { received, expected in
-                    observers.notify(key, received: received, expected: expected)
+                    observers.notify(key) { $0(received, expected) }
                 }
             } catch is CancellationError {
                 throw CancellationError()

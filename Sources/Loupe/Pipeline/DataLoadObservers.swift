@@ -2,9 +2,10 @@ import LoupeCaching
 import LoupeLoading
 import Synchronization
 
-/// Who wants the byte progress of each data load: every request waiting for that data, however
-/// many share the load, so a request that joins a running download also sees its progress.
-final class ProgressObservers: Sendable {
+/// Who follows each data load as it runs — its byte progress, or its bytes for progressive
+/// previews: every request waiting for that data, however many share the load, so a request
+/// that joins a running download follows it too.
+final class DataLoadObservers<Observer: Sendable>: Sendable {
     struct Observation: Sendable {
         let key: ImagePipeline.StageKey
         let id: UInt64
@@ -12,7 +13,7 @@ final class ProgressObservers: Sendable {
 
     private struct State {
         var nextID: UInt64 = 0
-        var observers: [ImagePipeline.StageKey: [UInt64: DataLoadingProgress]] = [:]
+        var observers: [ImagePipeline.StageKey: [UInt64: Observer]] = [:]
     }
 
     private let state = Locked(State())
@@ -20,7 +21,10 @@ final class ProgressObservers: Sendable {
     /// loads have no observer at all, so they skip the lock and the key's hashing.
     private let observerCount = Atomic<Int>(0)
 
-    func add(_ observer: @escaping DataLoadingProgress, for key: ImagePipeline.StageKey) -> Observation {
+    /// Whether no load has an observer.
+    var isEmpty: Bool { observerCount.load(ordering: .relaxed) == 0 }
+
+    func add(_ observer: Observer, for key: ImagePipeline.StageKey) -> Observation {
         observerCount.add(1, ordering: .relaxed)
         return state.withLock { state in
             defer { state.nextID += 1 }
@@ -37,10 +41,10 @@ final class ProgressObservers: Sendable {
         }
     }
 
-    /// Tells everyone observing `key`; the observers run outside the lock.
-    func notify(_ key: ImagePipeline.StageKey, received: Int, expected: Int?) {
+    /// Hands everyone observing `key` to `tell`, outside the lock.
+    func notify(_ key: ImagePipeline.StageKey, _ tell: (Observer) -> Void) {
         guard observerCount.load(ordering: .relaxed) > 0 else { return }
         let observers = state.withLock { $0.observers[key].map { Array($0.values) } ?? [] }
-        for observer in observers { observer(received, expected) }
+        for observer in observers { tell(observer) }
     }
 }
