@@ -10,7 +10,7 @@ import Foundation
 /// Corrupt or truncated data that libjpeg can recover from still decodes (missing rows come
 /// out grey, as in libvips and browsers) and is reported in `DecodedImage.warning`; anything
 /// libjpeg cannot recover from throws `ImageCodecError.corrupt` with libjpeg's message.
-public struct JPEGDecoder: ImageDecoding {
+public struct JPEGDecoder: SingleFormatDecoding {
     /// Upper bound on progressive scans: a crafted file with thousands of scans would
     /// otherwise take minutes (libjpeg-turbo's `djpeg -maxscans` guards against the same).
     static let maxScans: Int32 = 1_000
@@ -22,13 +22,7 @@ public struct JPEGDecoder: ImageDecoding {
         try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _ in metadata } }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .jpeg
-    }
+    public var format: ImageFormat { .jpeg }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in

@@ -16,7 +16,7 @@ import LoupeCaching
 /// limits on elements and references stay on. A render cannot be interrupted (librsvg before
 /// 2.59 has no cancellable render): a cancelled work stops before it starts, and its cost is
 /// bounded by those limits and by the pixels drawn, which are at most the result's.
-public struct SVGDecoder: ImageDecoding {
+public struct SVGDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
 
@@ -24,13 +24,7 @@ public struct SVGDecoder: ImageDecoding {
         try withDocument(data) { _, metadata, _ in metadata }
     }
 
-    public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
-        try decode(data, options: options) { _, _ in }
-    }
-
-    public func recognizes(_ data: Data) -> Bool {
-        ImageFormat(sniffing: data) == .svg
-    }
+    public var format: ImageFormat { .svg }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
         try withDocument(data) { svg, metadata, size -> DecodedImage in
