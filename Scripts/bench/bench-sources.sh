@@ -1,6 +1,9 @@
 # Sourced by the service benchmarks (bench-serve.sh, bench-thumbor.sh, bench-overload.sh, bench-animation.sh,
 # bench-cluster.sh): their folder, their sources, their reference and their measurement.
 #   bench_setup              the system packages (Scripts/setup.sh) and the corpus.
+#   bench_run <name> [seconds] [connections] [rounds]
+#                            bench_setup, loupe_bin and bench_workdir <name>; sets `duration`,
+#                            `connections` and `rounds` from the arguments (default 15 s, 4, 3).
 #   loupe_bin                LOUPE_BIN as given, else the release build in .build-release,
 #                            brought up to date here.
 #   bench_workdir <name>     makes a temporary folder, `work`, removed on exit after the processes
@@ -31,6 +34,12 @@
 #                            many processes as cores, QUALITY 80, the HTTP loader, no storage)
 #                            on free loopback ports and waits for both; sets loupe_pid,
 #                            loupe_port, thumbor_pid and thumbor_port.
+#   measure_rounds "<kinds>" "<sides>"
+#                            `rounds` rounds of every kind on every side in turn (A B A B): sets
+#                            result[<kind>-<side>-<round>] to the line of the script's own
+#                            `measure <kind> <side> <run id>` (wrk_measure's), shown as it comes.
+#   median_of <kind>-<side> <column>
+#                            the median over the rounds of that column of the results.
 #   cpu_ticks <pid>, peak_rss <pid>
 #                            CPU ticks (user + system) and peak RSS in KiB of a process and its
 #                            children (thumbor's processes, summed).
@@ -38,6 +47,12 @@ photos=(astronaut chelsea coffee motorcycle_left rocket)
 bench_setup() {
   source Scripts/setup.sh
   bash Scripts/fetch-corpus.sh >/dev/null
+}
+bench_run() {
+  bench_setup
+  loupe_bin
+  bench_workdir "$1"
+  duration="${2:-15}" connections="${3:-4}" rounds="${4:-3}"
 }
 loupe_bin() {
   if [ -z "${LOUPE_BIN:-}" ]; then
@@ -133,6 +148,24 @@ start_servers() {
   thumbor_pid=$!
   wait_port "$loupe_port"
   wait_port "$thumbor_port"
+}
+measure_rounds() {
+  local round kind side
+  declare -gA result
+  echo "== measuring: $duration s per run, $connections connections, $rounds rounds, A B A B" >&2
+  for ((round = 1; round <= rounds; round++)); do
+    for kind in $1; do
+      for side in $2; do
+        result[$kind-$side-$round]=$(measure "$kind" "$side" "$kind-$side-$round-$RANDOM$RANDOM")
+        echo "   round $round $kind $side: ${result[$kind-$side-$round]}" >&2
+      done
+    done
+  done
+}
+median_of() {
+  local round
+  for ((round = 1; round <= rounds; round++)); do echo "${result[$1-$round]}" | awk -v c="$2" '{ print $c }'; done \
+    | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 cpu_ticks() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$total"; }
 peak_rss() { local total=0; for p in $(pgrep -P "$1") "$1"; do total=$((total + $(awk '/VmHWM/ { print $2 }' "/proc/$p/status"))); done; echo "$total"; }

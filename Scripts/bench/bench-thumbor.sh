@@ -15,10 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/bench/bench-sources.sh
-bench_setup
-loupe_bin
-duration="${1:-15}" connections="${2:-4}" rounds="${3:-3}"
-bench_workdir thumbor
+bench_run thumbor "$@"
 thumbor_venv opencv
 
 real_photos "$work"
@@ -46,34 +43,23 @@ paths() {
   done
 }
 
-echo "== measuring: $duration s per run, $connections connections, $rounds rounds, A B A B" >&2
-declare -A result
-for ((round = 1; round <= rounds; round++)); do
-  for kind in "${workloads[@]}"; do
-    for server in loupe thumbor; do
-      pid=$loupe_pid port=$loupe_port
-      [ "$server" = thumbor ] && pid=$thumbor_pid port=$thumbor_port
-      run_id="$server-$kind-$round-$RANDOM$RANDOM"
-      paths "$kind" "$run_id" > "$work/$run_id.txt"
-      result[$server-$kind-$round]=$(wrk_measure "$pid" "$port" "$work/$run_id.txt" "$duration" "$connections")
-      echo "   round $round $kind $server: ${result[$server-$kind-$round]}" >&2
-    done
-  done
-done
+# measure <workload> <server> <run id>
+measure() {
+  local pid=$loupe_pid port=$loupe_port
+  [ "$2" = thumbor ] && pid=$thumbor_pid port=$thumbor_port
+  paths "$1" "$3" > "$work/$3.txt"
+  wrk_measure "$pid" "$port" "$work/$3.txt" "$duration" "$connections"
+}
+measure_rounds "${workloads[*]}" "loupe thumbor"
 
 echo "thumbor URLs on real photos (5, 0.2-8 MB), JPEG q80; $(nproc) cores, wrk -c $connections, ${duration} s per run, median of $rounds rounds:"
 printf "%-11s %-8s %10s %10s %10s %14s\n" "" "server" "req/s" "p50 ms" "p99 ms" "CPU ms/req"
-median_of() {
-  local column=$2 round
-  for ((round = 1; round <= rounds; round++)); do echo "${result[$1-$round]}" | awk -v c="$column" '{ print $c }'; done \
-    | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
 for kind in "${workloads[@]}"; do
   for server in loupe thumbor; do
     printf "%-11s %-8s %10s %10s %10s %14s\n" "$([ "$server" = loupe ] && echo "$kind")" "$server" \
-      "$(median_of "$server-$kind" 1)" "$(median_of "$server-$kind" 2)" "$(median_of "$server-$kind" 3)" "$(median_of "$server-$kind" 4)"
+      "$(median_of "$kind-$server" 1)" "$(median_of "$kind-$server" 2)" "$(median_of "$kind-$server" 3)" "$(median_of "$kind-$server" 4)"
   done
-  awk -v lr="$(median_of "loupe-$kind" 1)" -v tr="$(median_of "thumbor-$kind" 1)" \
-    -v lc="$(median_of "loupe-$kind" 4)" -v tc="$(median_of "thumbor-$kind" 4)" \
+  awk -v lr="$(median_of "$kind-loupe" 1)" -v tr="$(median_of "$kind-thumbor" 1)" \
+    -v lc="$(median_of "$kind-loupe" 4)" -v tc="$(median_of "$kind-thumbor" 4)" \
     'BEGIN { printf "%-11s %-8s %9.2fx %35.2fx less\n", "", "ratio", (tr > 0 ? lr / tr : 0), (lc > 0 ? tc / lc : 0) }'
 done

@@ -11,10 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Scripts/bench/bench-sources.sh
-bench_setup
-loupe_bin
-duration="${1:-15}" connections="${2:-4}" rounds="${3:-3}"
-bench_workdir webp
+bench_run webp "$@"
 thumbor_venv
 real_photos "$work"
 for name in "${photos[@]}"; do
@@ -39,24 +36,13 @@ paths() {
   done
 }
 
-echo "== measuring: $duration s per run, $connections connections, $rounds rounds, A B A B" >&2
-declare -A result
-for ((round = 1; round <= rounds; round++)); do
-  for kind in fit fill; do
-    for format in jpg webp; do
-      run_id="$kind-$format-$round-$RANDOM$RANDOM"
-      paths "$kind" "$format" "$run_id" > "$work/$run_id.txt"
-      result[$kind-$format-$round]=$(wrk_measure "$loupe_pid" "$loupe_port" "$work/$run_id.txt" "$duration" "$connections")
-      echo "   round $round $kind $format: ${result[$kind-$format-$round]}" >&2
-    done
-  done
-done
-
-median_of() {
-  local round
-  for ((round = 1; round <= rounds; round++)); do echo "${result[$1-$round]}" | awk -v c="$2" '{ print $c }'; done \
-    | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+# measure <kind> <format> <run id>
+measure() {
+  paths "$1" "$2" "$3" > "$work/$3.txt"
+  wrk_measure "$loupe_pid" "$loupe_port" "$work/$3.txt" "$duration" "$connections"
 }
+measure_rounds "fit fill" "jpg webp"
+
 echo "loupe serve, JPEG q80 results from real photos as JPEG and WebP sources (q90); $(nproc) cores, wrk -c $connections, ${duration} s per run, median of $rounds rounds:"
 printf "%-5s %-7s %10s %14s\n" "" "source" "req/s" "CPU ms/req"
 for kind in fit fill; do
