@@ -59,70 +59,66 @@ import Testing
     }
 
     @Test func cutsKeepEveryFaceOpenCVFinds() async throws {
-        let references = try await Self.references(Self.faceImages)
-        let root = try Self.localRoot(Self.faceImages)
-        defer { root.folder.remove() }
-        let serve = try ServeProcess(Self.arguments(root: root.folder))
-        defer { serve.kill() }
-        let port = try await serve.port()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            for (file, reference) in zip(root.names, references) {
-                try #require(!reference.faces.isEmpty, "OpenCV finds no face in \(reference.path)")
-                let source = try Self.upright(root.folder.url.appendingPathComponent(file))
-                #expect((source.width, source.height) == (reference.width, reference.height))
-                let horizontal = reference.width >= reference.height
-                let extent = horizontal ? reference.width : reference.height
-                // The faces' span along the cut's side.
-                let starts = reference.faces.map { horizontal ? $0[0] : $0[1] }
-                let ends = reference.faces.map { horizontal ? $0[0] + $0[2] : $0[1] + $0[3] }
-                let span = try #require(ends.max()) - (try #require(starts.min()))
-                let cut = Cut(horizontal: horizontal, length: min(extent - 1, max(extent / 2, span + span / 4)))
-                // Aligned to the side away from the faces, so that only the faces can move the cut there.
-                let facesCentre = (starts.reduce(0, +) + ends.reduce(0, +)) / (2 * starts.count)
-                let away = horizontal ? (facesCentre > extent / 2 ? "left" : "right") : (facesCentre > extent / 2 ? "top" : "bottom")
-                let size = cut.size(width: reference.width, height: reference.height)
-                let smart = try await Self.offset(of: "/unsafe/\(size)/\(away)/smart/filters:format(png)/local:///\(file)", in: source, cut: cut,
-                                                  port: port, client: client)
-                let aligned = try await Self.offset(of: "/unsafe/\(size)/\(away)/filters:format(png)/local:///\(file)", in: source, cut: cut,
-                                                    port: port, client: client)
-                func keepsEveryFace(_ offset: Int) -> Bool {
-                    zip(starts, ends).allSatisfy { start, end in start >= offset && end <= offset + cut.length }
-                }
-                #expect(keepsEveryFace(smart), "\(file): the smart cut at \(smart) (\(cut.length) long) loses a face of \(reference.faces)")
-                #expect(!keepsEveryFace(aligned), "\(file): the cut aligned \(away) keeps the faces too, so it proves nothing")
+        try await Self.withServedImages(Self.faceImages) { file, reference, source, port, client in
+            try #require(!reference.faces.isEmpty, "OpenCV finds no face in \(reference.path)")
+            #expect((source.width, source.height) == (reference.width, reference.height))
+            let horizontal = reference.width >= reference.height
+            let extent = horizontal ? reference.width : reference.height
+            // The faces' span along the cut's side.
+            let starts = reference.faces.map { horizontal ? $0[0] : $0[1] }
+            let ends = reference.faces.map { horizontal ? $0[0] + $0[2] : $0[1] + $0[3] }
+            let span = try #require(ends.max()) - (try #require(starts.min()))
+            let cut = Cut(horizontal: horizontal, length: min(extent - 1, max(extent / 2, span + span / 4)))
+            // Aligned to the side away from the faces, so that only the faces can move the cut there.
+            let facesCentre = (starts.reduce(0, +) + ends.reduce(0, +)) / (2 * starts.count)
+            let away = horizontal ? (facesCentre > extent / 2 ? "left" : "right") : (facesCentre > extent / 2 ? "top" : "bottom")
+            let size = cut.size(width: reference.width, height: reference.height)
+            let smart = try await Self.offset(of: "/unsafe/\(size)/\(away)/smart/filters:format(png)/local:///\(file)", in: source, cut: cut,
+                                              port: port, client: client)
+            let aligned = try await Self.offset(of: "/unsafe/\(size)/\(away)/filters:format(png)/local:///\(file)", in: source, cut: cut,
+                                                port: port, client: client)
+            func keepsEveryFace(_ offset: Int) -> Bool {
+                zip(starts, ends).allSatisfy { start, end in start >= offset && end <= offset + cut.length }
             }
-        } catch {
-            try await client.shutdown()
-            throw error
+            #expect(keepsEveryFace(smart), "\(file): the smart cut at \(smart) (\(cut.length) long) loses a face of \(reference.faces)")
+            #expect(!keepsEveryFace(aligned), "\(file): the cut aligned \(away) keeps the faces too, so it proves nothing")
         }
-        try await client.shutdown()
     }
 
     @Test func cutsWithoutFacesCentreOnTheirCorners() async throws {
-        let references = try await Self.references(Self.facelessImages)
-        let root = try Self.localRoot(Self.facelessImages)
+        try await Self.withServedImages(Self.facelessImages) { file, reference, source, port, client in
+            #expect(reference.faces.isEmpty, "OpenCV finds faces in \(reference.path)")
+            try #require(reference.corners.count > 1)
+            let cut = Cut(horizontal: true, length: reference.width / 2)
+            let size = cut.size(width: reference.width, height: reference.height)
+            let smart = try await Self.offset(of: "/unsafe/\(size)/left/smart/filters:format(png)/local:///\(file)", in: source, cut: cut,
+                                              port: port, client: client)
+            // Centred on the corners' centre of mass as thumbor centres it; the service finds
+            // them on a copy of at most 300 pixels on the short side, so its corners are
+            // not all the full image's.
+            let centre = reference.corners.map { Int($0[0]) }.reduce(0, +) / reference.corners.count
+            let expected = min(max(centre - cut.length / 2, 0), reference.width - cut.length)
+            #expect(abs(smart - expected) <= reference.width / 10, "\(file): cut at \(smart), the corners' centre puts it at \(expected)")
+            #expect(smart > 0, "\(file): the smart cut stayed at the left alignment")
+        }
+    }
+
+    /// Runs `body` for each of `images` served by a `loupe serve` child process over a local
+    /// root: the file's name, OpenCV's reference for it, its upright pixels, the port and a client.
+    private static func withServedImages(
+        _ images: [URL],
+        _ body: (String, Reference, Bitmap, Int, HTTPClient) async throws -> Void
+    ) async throws {
+        let references = try await references(images)
+        let root = try localRoot(images)
         defer { root.folder.remove() }
-        let serve = try ServeProcess(Self.arguments(root: root.folder))
+        let serve = try ServeProcess(arguments(root: root.folder))
         defer { serve.kill() }
         let port = try await serve.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             for (file, reference) in zip(root.names, references) {
-                #expect(reference.faces.isEmpty, "OpenCV finds faces in \(reference.path)")
-                try #require(reference.corners.count > 1)
-                let source = try Self.upright(root.folder.url.appendingPathComponent(file))
-                let cut = Cut(horizontal: true, length: reference.width / 2)
-                let size = cut.size(width: reference.width, height: reference.height)
-                let smart = try await Self.offset(of: "/unsafe/\(size)/left/smart/filters:format(png)/local:///\(file)", in: source, cut: cut,
-                                                  port: port, client: client)
-                // Centred on the corners' centre of mass as thumbor centres it; the service finds
-                // them on a copy of at most 300 pixels on the short side, so its corners are
-                // not all the full image's.
-                let centre = reference.corners.map { Int($0[0]) }.reduce(0, +) / reference.corners.count
-                let expected = min(max(centre - cut.length / 2, 0), reference.width - cut.length)
-                #expect(abs(smart - expected) <= reference.width / 10, "\(file): cut at \(smart), the corners' centre puts it at \(expected)")
-                #expect(smart > 0, "\(file): the smart cut stayed at the left alignment")
+                try await body(file, reference, try upright(root.folder.url.appendingPathComponent(file)), port, client)
             }
         } catch {
             try await client.shutdown()
