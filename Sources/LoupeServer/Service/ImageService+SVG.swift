@@ -29,7 +29,7 @@ extension ImageService {
         return EncodedResult(data: try sanitizedSVG(data), format: .svg)
     }
 
-    /// `data` sanitised (``SVGSanitizer``) when the server sanitises SVG, else as it is; a
+    /// `data` sanitised (`SVGSanitizer`) when the server sanitises SVG, else as it is; a
     /// document the sanitiser refuses is a corrupt source (422), as imgproxy's "Broken or
     /// unsupported SVG image".
     func sanitizedSVG(_ data: Data) throws -> Data {

@@ -80,7 +80,7 @@ public struct ServerSettings: Sendable {
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
     /// Whether an SVG answered as SVG (an SVG source with no format in the URL, `@svg`, or
-    /// `skip_processing:svg`) is the source sanitised (``SVGSanitizer``: scripts, event
+    /// `skip_processing:svg`) is the source sanitised (`SVGSanitizer`: scripts, event
     /// attributes and outside references removed, entity declarations refused), imgproxy's
     /// `IMGPROXY_SANITIZE_SVG`, on by default; off, it is the source's bytes.
     public var sanitizesSVG = true
