@@ -184,4 +184,39 @@ import Testing
         #expect(marked.pixel(x: 17, y: 4).r == 128 && marked.pixel(x: 17, y: 4).a == 255)
         #expect(marked.pixel(x: 19, y: 4).r == 0 && marked.pixel(x: 16, y: 4).r == 0)
     }
+
+    /// thumbor's blur on a white point in black: across, then down, each pass truncated; the
+    /// kernel stops at the radius; an opaque image stays opaque and alpha blurs when there is
+    /// transparency.
+    @Test func blurSpreadsAPointByThumborsKernel() throws {
+        var pixels = [UInt8](repeating: 0, count: 9 * 9 * 4)
+        for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 }
+        let centre = (4 * 9 + 4) * 4
+        (pixels[centre], pixels[centre + 1], pixels[centre + 2]) = (255, 255, 255)
+        let blur = try #require(ThumborBlur(radius: 2))
+        #expect(blur.sigma == 2)
+        // exp(−x²/8) for x in −2...2, divided by their sum (the density's factor cancels).
+        let curve = (-2...2).map { exp(-Double($0 * $0) / 8) }
+        let weights = curve.map { $0 / curve.reduce(0, +) }
+        let blurred = try blur.process(try Bitmap(width: 9, height: 9, pixels: pixels))
+        func red(_ x: Int, _ y: Int) -> Int { Int(blurred.pixels[(y * 9 + x) * 4]) }
+        for (x, y) in [(4, 4), (5, 4), (4, 6), (6, 6), (3, 2)] {
+            let across = Int(255 * weights[x - 4 + 2])
+            #expect(red(x, y) == Int(Double(across) * weights[y - 4 + 2]), "(\(x), \(y))")
+        }
+        #expect(red(4, 4) == 16)  // 255 · 0.2527 = 64, then 64 · 0.2527 = 16
+        // Beyond the radius nothing arrives; the image stays opaque.
+        #expect(red(7, 4) == 0 && red(4, 1) == 0)
+        #expect(stride(from: 3, to: blurred.pixels.count, by: 4).allSatisfy { blurred.pixels[$0] == 255 })
+        // A transparent point in an opaque field: alpha blurs as a channel (straight).
+        var holed = [UInt8](repeating: 255, count: 9 * 9 * 4)
+        holed[centre + 3] = 0
+        let alpha = try blur.process(try Bitmap(width: 9, height: 9, pixels: holed))
+        // 255 · (1 − 0.2527) = 190 across; down, 255 · 0.7473 + 190 · 0.2527 = 238.7 (each
+        // pass's sum of whole 255s may fall a hair under 255 and truncate to 254, as thumbor's).
+        #expect((237...238).contains(alpha.pixels[centre + 3]))
+        #expect(alpha.pixels[3] >= 254)
+        #expect(ThumborBlur(radius: 0) == nil)
+        #expect(ThumborBlur(radius: 500)?.radius == 150 && ThumborBlur(radius: 500)?.sigma == 500)
+    }
 }
