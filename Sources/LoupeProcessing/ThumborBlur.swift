@@ -38,15 +38,16 @@ public struct ThumborBlur: ImageProcessing {
     }
 
     public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        let across = try pass(bitmap, horizontal: true)
-        return try pass(across, horizontal: false)
+        // The kernel and the channels are decided once, from the source, as thumbor picks the
+        // image's mode once for both passes.
+        let kernel = weights, channels = bitmap.hasTransparency ? 4 : 3
+        let across = try pass(bitmap, kernel: kernel, channels: channels, horizontal: true)
+        return try pass(across, kernel: kernel, channels: channels, horizontal: false)
     }
 
-    /// One pass of the kernel, along rows or along columns.
-    private func pass(_ bitmap: Bitmap, horizontal: Bool) throws(ProcessingError) -> Bitmap {
-        let kernel = weights
+    /// One pass of `kernel` over `channels` of each pixel, along rows or along columns.
+    private func pass(_ bitmap: Bitmap, kernel: [Double], channels: Int, horizontal: Bool) throws(ProcessingError) -> Bitmap {
         let width = bitmap.width, height = bitmap.height, stride = bitmap.bytesPerRow
-        let channels = bitmap.hasTransparency ? 4 : 3
         let cancellation = WorkCancellation.current
         return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
             try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
