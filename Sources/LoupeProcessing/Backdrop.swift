@@ -2,7 +2,7 @@ import LoupeCaching
 import LoupeCodecs
 
 /// The image centred on a canvas made from itself (thumbor's `fill(auto)`, `fill(blur)` and
-/// `background_color(auto)`): painted in the image's average colour, or a Gaussian blur of the
+/// `background_color(auto)`): painted in the image's average colour, or thumbor's blur of the
 /// image stretched to the canvas. The image is centred as thumbor pastes it (the free space
 /// halved, rounded down) and either replaces the canvas where it lies or, with `merges`, is
 /// composited over it (straight alpha, "over").
@@ -11,8 +11,9 @@ public struct Backdrop: ImageProcessing {
     public enum Style: Sendable, Equatable {
         /// The mean of every pixel's red, green and blue (truncated), opaque.
         case averageColor
-        /// The image blurred with this sigma, then stretched to the canvas.
-        case blurred(sigma: Double)
+        /// The image blurred as thumbor's `blur(radius)` blurs it (``ThumborBlur``: the Gaussian cut
+        /// at the radius), at the image's size, then stretched to the canvas.
+        case blurred(radius: Int)
     }
 
     /// The canvas size; `nil` for the image's own.
@@ -32,7 +33,7 @@ public struct Backdrop: ImageProcessing {
     public var identifier: String {
         let style = switch self.style {
         case .averageColor: "average"
-        case .blurred(let sigma): "blur\(sigma)"
+        case .blurred(let radius): "blur\(radius)"
         }
         return "loupe.backdrop(\(width.map(String.init) ?? "-")x\(height.map(String.init) ?? "-"),\(style),\(merges))"
     }
@@ -46,8 +47,9 @@ public struct Backdrop: ImageProcessing {
             let color = Self.average(bitmap)
             canvas = try Extend(width: canvasWidth, height: canvasHeight, x: canvasWidth, y: canvasHeight,
                                 fill: (color.red, color.green, color.blue, 255)).process(bitmap)
-        case .blurred(let sigma):
-            let blurred = try GaussianBlur(sigma: sigma).process(bitmap)
+        case .blurred(let radius):
+            guard let blur = ThumborBlur(radius: radius) else { throw .invalidParameter("a blurred canvas's radius of \(radius)") }
+            let blurred = try blur.process(bitmap)
             canvas = try Resize(width: canvasWidth, height: canvasHeight, mode: .exact, allowsUpscaling: true).process(blurred)
         }
         return try Self.paste(bitmap, onto: canvas, x: (canvasWidth - bitmap.width) / 2, y: (canvasHeight - bitmap.height) / 2,

@@ -129,8 +129,8 @@ extension Backdrop: CostEstimating {
     public func estimatedCost(width inputWidth: Int, height inputHeight: Int) -> ProcessingCost {
         let canvasWidth = width ?? inputWidth, canvasHeight = height ?? inputHeight
         var cost = ProcessingCost.perPixel(3, bytes: 4, width: canvasWidth, height: canvasHeight)
-        if case .blurred(let sigma) = style {
-            let blur = GaussianBlur(sigma: sigma).estimatedCost(width: inputWidth, height: inputHeight)
+        if case .blurred(let radius) = style {
+            let blur = ThumborBlur(radius: radius)?.estimatedCost(width: inputWidth, height: inputHeight) ?? .zero
             let stretch = ProcessingCost.resampling(width: inputWidth, height: inputHeight, outputWidth: canvasWidth, outputHeight: canvasHeight)
             cost = ProcessingCost(operations: cost.operations + blur.operations + stretch.operations, bytes: cost.bytes + blur.bytes + stretch.bytes)
         }

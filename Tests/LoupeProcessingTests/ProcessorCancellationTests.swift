@@ -41,7 +41,7 @@ import Testing
             }
             return box
         }, width: 1_200, height: 1_200),
-        Case(name: "backdrop", make: { Backdrop(width: 1_500, height: 1_500, style: .blurred(sigma: 50), merges: true) },
+        Case(name: "backdrop", make: { Backdrop(width: 1_500, height: 1_500, style: .blurred(radius: 50), merges: true) },
              width: 1_200, height: 1_200),
         Case(name: "wavelet sharpen", make: { WaveletSharpen(amount: 1, radius: 1, luminanceOnly: false) }, width: 1_500, height: 1_500),
         Case(name: "thumbor watermark", make: {

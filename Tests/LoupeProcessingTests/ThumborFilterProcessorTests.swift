@@ -149,7 +149,7 @@ import Testing
         #expect(filled.pixel(x: 0, y: 0) == (35, 0, 0, 255))
         #expect(filled.pixel(x: 2, y: 1) == (0, 0, 0, 255))
         #expect(filled.pixel(x: 5, y: 2) == (70, 0, 0, 255))
-        let blurred = try Backdrop(width: 8, height: 4, style: .blurred(sigma: 2), merges: true).process(input)
+        let blurred = try Backdrop(width: 8, height: 4, style: .blurred(radius: 2), merges: true).process(input)
         #expect((blurred.width, blurred.height) == (8, 4))
         #expect(blurred.pixel(x: 3, y: 1) == input.pixel(x: 1, y: 0))
     }

@@ -94,4 +94,48 @@ import Testing
         #expect(large.thumbnail == nil)
         #expect(large.processors.first?.identifier.contains(";cost=") == true)
     }
+
+    /// The estimate for a thumbor path's options on `source`, through the request the service
+    /// builds (JPEG out), checked against the default limit.
+    static func checkThumbor(_ path: String, on source: ImageMetadata) throws -> RequestCost {
+        let options = try ThumborURL(path: "/unsafe/\(path)/a.jpg").options
+        let cost = RequestCostCheck(options: options, format: .jpeg, watermark: nil, maximumFrames: 1, settings: ServerSettings())
+        let request = ImageService.imageRequest(url: URL(fileURLWithPath: "/a.jpg"), options: options, cost: cost)
+        let step = try #require(request.processors.first as? ThumborGeometryStep)
+        let estimate = cost.estimate(step, source: source, maximumFrames: 1)
+        try cost.limit.check(estimate)
+        return estimate
+    }
+
+    /// thumbor's URLs are weighed as imgproxy's are: what a thumbor site asks for passes on the
+    /// largest photo.
+    @Test(arguments: [
+        "fit-in/512x512", "300x200", "300x300/smart", "40x40:840x640/300x200", "fit-in/1920x1080/filters:blur(4)",
+        "fit-in/800x800/filters:fill(blur)", "fit-in/1024x1024/filters:round_corner(20,255,255,255):quality(90)",
+        "-300x-200/filters:brightness(20):contrast(30)", "full-fit-in/1200x1200/filters:sharpen(2,1,true)",
+    ])
+    func ordinaryThumborURLsPassOnTheLargestPhoto(_ path: String) throws {
+        let cost = try Self.checkThumbor(path, on: Self.largestPhoto)
+        #expect(cost.operations > 0)
+    }
+
+    /// An enlarged result blurred at thumbor's largest radius is refused before any pixel,
+    /// naming the filter; a small fit-in is never checked at the header (no accepted source can
+    /// take it over), a large one is.
+    @Test func aThumborBombIsRefusedNamingItsFilter() throws {
+        do {
+            _ = try Self.checkThumbor("8000x8000/filters:blur(150)", on: Self.smallPhoto)
+            Issue.record("an enlarged 64-megapixel blur was let through")
+        } catch let error as CostLimitExceeded {
+            #expect(error.option == "blur", "\(error)")
+        }
+        func identifier(_ path: String) throws -> String {
+            let options = try ThumborURL(path: "/unsafe/\(path)/a.jpg").options
+            let cost = RequestCostCheck(options: options, format: .jpeg, watermark: nil, maximumFrames: 1, settings: ServerSettings())
+            let request = ImageService.imageRequest(url: URL(fileURLWithPath: "/a.jpg"), options: options, cost: cost)
+            return try #require(request.processors.first).identifier
+        }
+        #expect(try !identifier("fit-in/300x300").contains(";cost="))
+        #expect(try identifier("8000x8000/filters:blur(150)").contains(";cost="))
+    }
 }

@@ -83,15 +83,37 @@ import Testing
         try await Self.check(item, photo: Corpus.data("gdk-pixbuf/bug725582-testrotate.jpg"))
     }
 
+    /// thumbor's geometry decodes smaller too, as thumbor's own PIL engine drafts a JPEG to its
+    /// resize: the crops are the source's pixels, mapped onto the decode.
+    @Test(arguments: [
+        Case("fit-in/400x400", decoded: "500x375", result: "400x300", "fit-in by 400/2000 = 0.2: 2/8"),
+        Case("300x200", decoded: "500x375", result: "300x200", "the cut to 3:2 (2000x1333) resized by 200/1333: 2/8"),
+        Case("100x100:1100x900/fit-in/250x250", decoded: "500x375", result: "250x200", "a manual crop of 1000x800, fit by 250/1000: 2/8"),
+        Case("-300x200/filters:grayscale()", decoded: "500x375", result: "300x200", "a flip and a filter after the resize add no detail"),
+        Case("0x750", decoded: "1000x750", result: "1000x750", "half the height: 4/8"),
+        Case("trim/300x200", decoded: "2000x1500", result: "300x200", "trim reads the source's own pixels: full decode"),
+        Case("300x200/smart", decoded: "2000x1500", result: "300x200", "smart detects on the source's pixels: full decode"),
+        Case("100x100:300x300", decoded: "2000x1500", result: "200x200", "a crop alone needs every pixel"),
+    ])
+    func thumborGeometryDecodesAtTheScaleItsResizeNeeds(_ item: Case) async throws {
+        let options = try ThumborURL(path: "/unsafe/\(item.options)/photo.jpg").options
+        try await Self.check(item, photo: Self.photo.get()) { ImageService.imageRequest(url: $0, options: options) }
+    }
+
     /// Loads `item`'s options for `photo` through a pipeline, checks the decode's size and the
     /// result's, and compares the result with the same geometry on the full decode.
     static func check(_ item: Case, photo: Data) async throws {
+        let options = try ImgproxyURL(path: "/insecure/\(item.options)/plain/local:///photo.jpg").options
+        try await check(item, photo: photo) { ImageService.imageRequest(url: $0, options: options) }
+    }
+
+    /// `check` for the request `makeRequest` builds for the photo's file.
+    static func check(_ item: Case, photo: Data, request makeRequest: (URL) -> ImageRequest) async throws {
         let folder = TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
         let file = folder.url.appendingPathComponent("photo.jpg")
         try photo.write(to: file)
-        let options = try ImgproxyURL(path: "/insecure/\(item.options)/plain/local:///photo.jpg").options
 
         let decodedSizes = Recorder<String>()
         var configuration = ImagePipeline.Configuration(dataLoader: LocalDataLoader())
@@ -103,13 +125,13 @@ import Testing
             return handler
         }
         let pipeline = ImagePipeline(configuration: configuration)
-        let request = ImageService.imageRequest(url: file, options: options)
+        let request = makeRequest(file)
         let image = try await pipeline.image(for: request).container.bitmap
         #expect(decodedSizes.all == [item.decoded], "\(item): \(item.rule)")
         #expect("\(image.width)x\(image.height)" == item.result, "\(item)")
 
         // The same geometry on the full decode (a processor the pipeline cannot scale for).
-        let geometry = try #require(request.processors.first as? ImgproxyGeometry)
+        let geometry = try #require(request.processors.first)
         let full = try await pipeline.image(for: ImageRequest(url: file, processors: [FullDecode(geometry: geometry)])).container.bitmap
         #expect(full.width == image.width && full.height == image.height, "\(item)")
         // libjpeg's DCT scaling is itself a good filter: these cases measured 0.2 to 1.6 levels
@@ -122,7 +144,7 @@ import Testing
 
     /// The geometry, hiding that it could run on a smaller decode.
     struct FullDecode: ImageProcessing {
-        let geometry: ImgproxyGeometry
+        let geometry: any ImageProcessing
         var identifier: String { "test.full(\(geometry.identifier))" }
         func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap { try geometry.process(bitmap) }
     }

@@ -102,6 +102,28 @@ import Testing
         }
     }
 
+    /// A thumbor URL that would enlarge and blur past the cost limit is refused from the source's
+    /// header with 422, naming its filter, as imgproxy's URLs are; an ordinary fit-in is served.
+    @Test func thumborURLsAreWeighedBeforeTheirWork() async throws {
+        let nginx = try NginxServer.start(files: ["photo.jpg": try TestImage.jpeg(width: 640, height: 480, seed: 44)])
+        defer { nginx.stop() }
+        let source = nginx.url("/photo.jpg").absoluteString
+        var settings = testSettings()
+        settings.thumborAllowsUnsafe = true
+        try await RoutedServer.with(settings) { server in
+            let started = ContinuousClock.now
+            let bomb = try await server.request("/unsafe/8000x8000/filters:blur(150)/\(source)")
+            #expect(bomb.status == 422)
+            #expect(bomb.json["kind"] as? String == "tooExpensive")
+            #expect((bomb.json["message"] as? String ?? "").contains("'blur'"), "\(bomb.json)")
+            #expect(ContinuousClock.now - started < .seconds(2))
+            let fitted = try await server.request("/unsafe/fit-in/80x80/\(source)")
+            #expect(fitted.status == 200)
+            let image = try ImageDecoder().metadata(of: fitted.body)
+            #expect((image.width, image.height) == (80, 60))
+        }
+    }
+
     /// thumbor's variables are read below `LOUPE_*`'s, above imgproxy's; Loupe's default for
     /// unsafe URLs is off.
     @Test func thumborsVariablesAreRead() throws {

@@ -1,7 +1,7 @@
 import LoupeCodecs
 import LoupeProcessing
 
-extension ImgproxyGeometry: CostEstimating {
+extension ImgproxyGeometry: CostEstimating, CostedGeometry {
     /// The geometry's steps and their costs on an upright `width`×`height` source decoded at
     /// `decodeScale` of its size, each under the URL option that asks for it, in the order
     /// ``process(_:sourceWidth:sourceHeight:)`` runs them; and the result's size.

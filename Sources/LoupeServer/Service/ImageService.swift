@@ -346,8 +346,10 @@ final class ImageService: Sendable {
         var thumbnail: Int?
         var processors: [any ImageProcessing] = []
         if let thumbor = options.thumbor {
-            processors.append(ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters + options.thumborFilters.steps + thumborMarks,
-                                                  resultLimit: resultLimit))
+            var step = ThumborGeometryStep(geometry: thumbor, rotate: options.rotate, filters: filters + options.thumborFilters.steps + thumborMarks,
+                                           resultLimit: resultLimit)
+            if let cost, !cost.passesEverySource(step) { step.cost = cost }
+            processors.append(step)
         } else {
             var geometry = ImgproxyGeometry(options: options, filters: filters, resultLimit: resultLimit)
             if let cost, !cost.passesEverySource(geometry) { geometry.cost = cost }

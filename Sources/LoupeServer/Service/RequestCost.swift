@@ -102,6 +102,15 @@ struct RequestCostLimit: Sendable, Hashable {
     }
 }
 
+/// A dialect's geometry as the cost check weighs it: its plan gives the share of the source it
+/// decodes (``SourceScaledProcessing``), and its steps their costs.
+protocol CostedGeometry: SourceScaledProcessing {
+    /// The geometry's steps and their costs on an upright `width`×`height` source decoded at
+    /// `decodeScale` of its size, each under the URL option that asks for it; and the result's
+    /// size.
+    func estimatedSteps(width: Int, height: Int, decodeScale: Double) -> (steps: [RequestCost.Step], width: Int, height: Int)
+}
+
 /// The part of a request's cost its URL decides besides the geometry — the output format,
 /// `max_bytes`, the background, the watermark — and the limit: what the request's first
 /// processor carries to the source's header, where the rest becomes known and the whole is
@@ -147,7 +156,7 @@ struct RequestCostCheck: Sendable {
 
     /// The request's cost on a source with this header (upright size), of which
     /// `maximumFrames` frames are decoded.
-    func estimate(_ geometry: ImgproxyGeometry, source: ImageMetadata, maximumFrames: Int) -> RequestCost {
+    func estimate(_ geometry: some CostedGeometry, source: ImageMetadata, maximumFrames: Int) -> RequestCost {
         let turned = source.orientation.swapsDimensions
         let width = max(1, turned ? source.height : source.width), height = max(1, turned ? source.width : source.height)
         let frames = Double(max(1, min(source.frameCount, maximumFrames)))
@@ -185,7 +194,7 @@ struct RequestCostCheck: Sendable {
     }
 
     /// Throws when the request is over the limit on a source with this header.
-    func check(_ geometry: ImgproxyGeometry, source: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {
+    func check(_ geometry: some CostedGeometry, source: ImageMetadata, maximumFrames: Int) throws(CostLimitExceeded) {
         try limit.check(estimate(geometry, source: source, maximumFrames: maximumFrames))
     }
 
@@ -193,7 +202,7 @@ struct RequestCostCheck: Sendable {
     /// needs no check at the header (a plain fit may keep its thumbnail decode). The worst
     /// sources: one frame of the largest size, square, in the costliest format to decode, and
     /// `maximumFrames` frames sharing the pixel limit.
-    func passesEverySource(_ geometry: ImgproxyGeometry) -> Bool {
+    func passesEverySource(_ geometry: some CostedGeometry) -> Bool {
         let frameCounts = maximumFrames > 1 ? [1, maximumFrames] : [1]
         return frameCounts.allSatisfy { frames in
             let side = max(1, Int(Double(maximumPixels / frames).squareRoot()))

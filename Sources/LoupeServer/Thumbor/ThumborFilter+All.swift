@@ -33,11 +33,11 @@ extension ThumborFilter {
                 options.background = try color(call)
             }
         },
-        ThumborFilter("fill", arguments: 1...2, "the image centred on a canvas of the asked size: a hex or basic colour name (imgproxy's `background` under it), `transparent`, `auto` (the image's average colour) or `blur` (the image blurred with sigma 50 and stretched: `Backdrop`); a second argument `true` composites a transparent image over the canvas") { call, options throws(ServiceError) in
+        ThumborFilter("fill", arguments: 1...2, "the image centred on a canvas of the asked size: a hex or basic colour name (imgproxy's `background` under it), `transparent`, `auto` (the image's average colour) or `blur` (the image through thumbor's `blur(50)` at its own size, then stretched: `Backdrop`); a second argument `true` composites a transparent image over the canvas") { call, options throws(ServiceError) in
             switch call.given(0) {
             case "transparent": options.background = nil
             case "auto": options.thumbor?.fillStyle = .averageColor
-            case "blur": options.thumbor?.fillStyle = .blurred(sigma: Self.fillBlurSigma)
+            case "blur": options.thumbor?.fillStyle = .blurred(radius: Self.fillBlurRadius)
             default: options.background = try color(call)
             }
             options.thumbor?.fillMerges = call.given(1) == nil ? false : try call.boolean(1)
@@ -143,7 +143,7 @@ extension ThumborFilter {
     ]
 
     /// thumbor's `fill(blur)` blurs with radius and sigma 50.
-    static let fillBlurSigma = 50.0
+    static let fillBlurRadius = 50
 
     /// The whole numbers a filter's number argument may be: thumbor's take any; these are far
     /// past where each filter's effect saturates, and far from overflowing.

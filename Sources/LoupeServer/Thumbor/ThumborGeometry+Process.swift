@@ -14,9 +14,13 @@ struct ThumborGeometryStep: ImageProcessing {
     /// The server's largest result side: a plan past it and past the source is refused before
     /// its pixels are made.
     let resultLimit: Int
+    /// The request's cost limit and what its URL adds to the geometry's cost, checked from the
+    /// source's header before a pixel is decoded; `nil` checks nothing.
+    var cost: RequestCostCheck?
 
     var identifier: String {
-        "loupe.thumbor(\(geometry.resultKeyText);rot=\(rotate);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ",")))"
+        "loupe.thumbor(\(geometry.resultKeyText);rot=\(rotate);limit=\(resultLimit);filters=\(filters.map(\.identifier).joined(separator: ","))"
+            + (cost.map { ";cost=\($0.key)" } ?? "") + ")"
     }
 
     /// An animation's frames, each through the same steps, without the trim (it would cut each
@@ -56,10 +60,7 @@ struct ThumborGeometryStep: ImageProcessing {
         }
         // The sizes do not depend on the focal points: checked before any detection.
         let sized = geometry.plan(width: image.width, height: image.height)
-        let largest = max(sized.width, sized.height, sized.resizes.map { max($0.width, $0.height) }.max() ?? 0)
-        guard largest <= resultLimit || largest <= max(bitmap.width, bitmap.height) else {
-            throw .invalidParameter("the result (\(sized.width)x\(sized.height)) would exceed \(resultLimit) pixels per side")
-        }
+        try checkLimits(sized, sourceWidth: bitmap.width, sourceHeight: bitmap.height)
         let detection = try geometry.smartDetection(in: image)
         let focused = detection.geometry
         let detected = (width: image.width, height: image.height)
@@ -78,6 +79,12 @@ struct ThumborGeometryStep: ImageProcessing {
             }
             image = try RedEye(faces: faces).process(image)
         }
+        return try finish(image, geometry: focused, plan: plan)
+    }
+
+    /// What follows the crops and resizes: flips and rotation, the filters, then `fill`'s canvas.
+    private func finish(_ transformed: Bitmap, geometry focused: ThumborGeometry, plan: ThumborGeometry.Plan) throws(ProcessingError) -> Bitmap {
+        var image = transformed
         if focused.flipHorizontal || focused.flipVertical || rotate % 360 != 0 {
             image = try RotateFlip(degrees: rotate, flipHorizontal: focused.flipHorizontal, flipVertical: focused.flipVertical).process(image)
         }
@@ -92,6 +99,83 @@ struct ThumborGeometryStep: ImageProcessing {
             }
         }
         return image
+    }
+
+    /// Refuses, before its pixels are made, a plan whose result or any resize along the way is
+    /// longer than the server's limit and than the source.
+    private func checkLimits(_ plan: ThumborGeometry.Plan, sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) {
+        let largest = max(plan.width, plan.height, plan.resizes.map { max($0.width, $0.height) }.max() ?? 0)
+        guard largest <= resultLimit || largest <= max(sourceWidth, sourceHeight) else {
+            throw .invalidParameter("the result (\(plan.width)x\(plan.height)) would exceed \(resultLimit) pixels per side")
+        }
+    }
+}
+
+extension ThumborGeometryStep: SourceScaledProcessing {
+    /// The geometry for one source, planned from its header before the decode.
+    struct SourcePlan: Sendable {
+        /// The source's upright size.
+        var sourceWidth: Int, sourceHeight: Int
+        /// The crops and resizes, when the source's size alone decides them; `nil` when pixels
+        /// come first (a trim, or the detection of `smart` and `red_eye`), and the plan is made
+        /// on the full decode as thumbor makes it.
+        var sized: ThumborGeometry.Plan?
+    }
+
+    func plan(sourceWidth: Int, sourceHeight: Int) throws(ProcessingError) -> SourcePlan {
+        var sourcePlan = SourcePlan(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+        guard geometry.trim == nil else { return sourcePlan }
+        let sized = geometry.plan(width: sourceWidth, height: sourceHeight)
+        try checkLimits(sized, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+        // `smart` detects only when there is a cut to place or red eyes to find.
+        if !geometry.smart || (sized.focusCrop == nil && !geometry.redEye) { sourcePlan.sized = sized }
+        return sourcePlan
+    }
+
+    /// The largest scale any of the plan's resizes takes the cropped source to: thumbor's PIL
+    /// engine, too, decodes a JPEG at the smallest DCT scale its resize needs (`draft`).
+    func minimumSourceScale(for plan: SourcePlan) -> Double {
+        guard let sized = plan.sized, !sized.resizes.isEmpty else { return 1 }
+        let cropped = Self.cropWindow(sized, sourceWidth: plan.sourceWidth, sourceHeight: plan.sourceHeight)
+        let scale = sized.resizes.map { max(Double($0.width) / Double(max(1, cropped.width)), Double($0.height) / Double(max(1, cropped.height))) }.max() ?? 1
+        return scale.isFinite && scale > 0 ? min(scale, 1) : 1
+    }
+
+    /// The request's cost on this source, from its header alone, against its limit. A plan over
+    /// the size limit is left to that check, which names the cause more exactly.
+    func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws {
+        guard let cost else { return }
+        let turned = metadata.orientation.swapsDimensions
+        let width = max(1, turned ? metadata.height : metadata.width), height = max(1, turned ? metadata.width : metadata.height)
+        guard (try? plan(sourceWidth: width, sourceHeight: height)) != nil else { return }
+        try cost.check(self, source: metadata, maximumFrames: maximumFrames)
+    }
+
+    /// With a decode smaller than the source, the crops and the first resize are one resample of
+    /// the part of the decode the crops keep; at full size, as thumbor does it step by step.
+    func process(_ bitmap: Bitmap, plan sourcePlan: SourcePlan) throws(ProcessingError) -> Bitmap {
+        let (sourceWidth, sourceHeight) = (sourcePlan.sourceWidth, sourcePlan.sourceHeight)
+        guard let sized = sourcePlan.sized, let first = sized.resizes.first,
+              bitmap.width <= sourceWidth, bitmap.height <= sourceHeight, bitmap.width < sourceWidth || bitmap.height < sourceHeight
+        else { return try process(bitmap) }
+        let window = Self.cropWindow(sized, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+        let scaleX = Double(bitmap.width) / Double(sourceWidth), scaleY = Double(bitmap.height) / Double(sourceHeight)
+        var image = try RegionResize(x: Double(window.x) * scaleX, y: Double(window.y) * scaleY,
+                                     width: Double(window.width) * scaleX, height: Double(window.height) * scaleY,
+                                     outputWidth: first.width, outputHeight: first.height).process(bitmap)
+        for size in sized.resizes.dropFirst() where size.width != image.width || size.height != image.height {
+            image = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
+        }
+        return try finish(image, geometry: geometry, plan: sized)
+    }
+
+    /// The part of the source the plan's crops keep (each crop is in the pixels of the one before).
+    private static func cropWindow(_ plan: ThumborGeometry.Plan, sourceWidth: Int, sourceHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        var window = (x: 0, y: 0, width: sourceWidth, height: sourceHeight)
+        for box in plan.crops {
+            window = (window.x + box.left, window.y + box.top, box.right - box.left, box.bottom - box.top)
+        }
+        return window
     }
 }
 
@@ -117,7 +201,7 @@ extension ThumborGeometry: ResultKeyText {
         if let fillStyle {
             switch fillStyle {
             case .averageColor: parts.append("fillauto")
-            case .blurred(let sigma): parts.append("fillblur=\(sigma)")
+            case .blurred(let radius): parts.append("fillblur=\(radius)")
             }
         }
         if fillMerges { parts.append("fillmerge") }
