@@ -51,29 +51,32 @@ public struct ThumborBlur: ImageProcessing {
         let cancellation = WorkCancellation.current
         return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
             try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
-                var sums = [Double](repeating: 0, count: width * 4)
-                for y in 0..<height {
-                    try cancellation?.check(ProcessingError.cancelled)
-                    for index in sums.indices { sums[index] = 0 }
-                    for (tap, weight) in kernel.enumerated() {
-                        let offset = tap - radius
-                        if horizontal {
-                            let row = y * stride
+                var storage = [Double](repeating: 0, count: width * 4)
+                try storage.withUnsafeMutableBufferPointer { sums throws(ProcessingError) in
+                    for y in 0..<height {
+                        try cancellation?.check(ProcessingError.cancelled)
+                        sums.update(repeating: 0)
+                        for tap in kernel.indices {
+                            let weight = kernel[tap], offset = tap - radius
+                            // The source pixel each output pixel of this row reads for this tap:
+                            // along the row (edges repeated), or from the row `offset` away.
+                            let sourceRow = horizontal ? y * stride : min(max(y + offset, 0), height - 1) * stride
                             for x in 0..<width {
-                                let from = row + min(max(x + offset, 0), width - 1) * 4
-                                for channel in 0..<channels { sums[x * 4 + channel] += Double(source[from + channel]) * weight }
-                            }
-                        } else {
-                            let row = min(max(y + offset, 0), height - 1) * stride
-                            for x in 0..<width {
-                                for channel in 0..<channels { sums[x * 4 + channel] += Double(source[row + x * 4 + channel]) * weight }
+                                let from = sourceRow + (horizontal ? min(max(x + offset, 0), width - 1) : x) * 4, to = x * 4
+                                sums[to] += Double(source[from]) * weight
+                                sums[to + 1] += Double(source[from + 1]) * weight
+                                sums[to + 2] += Double(source[from + 2]) * weight
+                                if channels == 4 { sums[to + 3] += Double(source[from + 3]) * weight }
                             }
                         }
-                    }
-                    let row = y * stride
-                    for x in 0..<width {
-                        for channel in 0..<channels { out[row + x * 4 + channel] = PixelBands.clamp(sums[x * 4 + channel]) }
-                        if channels == 3 { out[row + x * 4 + 3] = 255 }
+                        let row = y * width * 4
+                        for x in 0..<width {
+                            let at = row + x * 4, sum = x * 4
+                            out[at] = PixelBands.clamp(sums[sum])
+                            out[at + 1] = PixelBands.clamp(sums[sum + 1])
+                            out[at + 2] = PixelBands.clamp(sums[sum + 2])
+                            out[at + 3] = channels == 4 ? PixelBands.clamp(sums[sum + 3]) : 255
+                        }
                     }
                 }
             }
