@@ -103,7 +103,8 @@ import Testing
     }
 
     /// A thumbor URL that would enlarge and blur past the cost limit is refused from the source's
-    /// header with 422, naming its filter, as imgproxy's URLs are; an ordinary fit-in is served.
+    /// header with 422, naming its filter, as imgproxy's URLs are (how soon is `BombTests`' to
+    /// time, run alone); an ordinary fit-in is served.
     @Test func thumborURLsAreWeighedBeforeTheirWork() async throws {
         let nginx = try NginxServer.start(files: ["photo.jpg": try TestImage.jpeg(width: 640, height: 480, seed: 44)])
         defer { nginx.stop() }
@@ -111,12 +112,10 @@ import Testing
         var settings = testSettings()
         settings.thumborAllowsUnsafe = true
         try await RoutedServer.with(settings) { server in
-            let started = ContinuousClock.now
             let bomb = try await server.request("/unsafe/8000x8000/filters:blur(150)/\(source)")
             #expect(bomb.status == 422)
             #expect(bomb.json["kind"] as? String == "tooExpensive")
             #expect((bomb.json["message"] as? String ?? "").contains("'blur'"), "\(bomb.json)")
-            #expect(ContinuousClock.now - started < .seconds(2))
             let fitted = try await server.request("/unsafe/fit-in/80x80/\(source)")
             #expect(fitted.status == 200)
             let image = try ImageDecoder().metadata(of: fitted.body)

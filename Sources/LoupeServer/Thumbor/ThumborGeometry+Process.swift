@@ -132,8 +132,8 @@ extension ThumborGeometryStep: SourceScaledProcessing {
         return sourcePlan
     }
 
-    /// The largest scale any of the plan's resizes takes the cropped source to: thumbor's PIL
-    /// engine, too, decodes a JPEG at the smallest DCT scale its resize needs (`draft`).
+    /// The largest scale any of the plan's resizes takes the cropped source to (thumbor's PIL
+    /// engine drafts a JPEG to its resize too, when nothing is cut before it).
     func minimumSourceScale(for plan: SourcePlan) -> Double {
         guard let sized = plan.sized, !sized.resizes.isEmpty else { return 1 }
         let cropped = Self.cropWindow(sized, sourceWidth: plan.sourceWidth, sourceHeight: plan.sourceHeight)
