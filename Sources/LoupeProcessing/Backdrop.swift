@@ -11,7 +11,7 @@ public struct Backdrop: ImageProcessing {
     public enum Style: Sendable, Equatable {
         /// The mean of every pixel's red, green and blue (truncated), opaque.
         case averageColor
-        /// The image blurred as thumbor's `blur(radius)` blurs it (``ThumborBlur``: the Gaussian cut
+        /// The image blurred as thumbor's `blur(radius)` blurs it (`ThumborBlur`: the Gaussian cut
         /// at the radius), at the image's size, then stretched to the canvas.
         case blurred(radius: Int)
     }
