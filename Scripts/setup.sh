@@ -20,6 +20,7 @@ packages=(
   wrk                                                     # load generator of Scripts/bench/bench-serve.sh
   curl openssl xxd                                        # the docs' loupe serve examples (requests, signing)
   valgrind                                                # callgrind (pipeline-instructions)
+  linux-perf                                              # perf stat (Scripts/bench/perf-cold.sh)
   libimagequant-dev gifsicle webp                         # GIF palettes (libimagequant); gifsicle, webpmux: animation references
   chromium chromium-driver python3-selenium               # the playground's browser tests (headless Chromium)
   radosgw ceph-mon ceph-osd ceph-common                   # the S3 gateway of the s3:// tests (Scripts/s3/gateway.sh)
