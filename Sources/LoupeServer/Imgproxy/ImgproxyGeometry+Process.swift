@@ -71,8 +71,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
     func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws {
         try options.sourceLimits.check(metadata, bytes: bytes, maximumFrames: maximumFrames)
         guard let cost else { return }
-        let turned = metadata.orientation.swapsDimensions
-        let width = max(1, turned ? metadata.height : metadata.width), height = max(1, turned ? metadata.width : metadata.height)
+        let (width, height) = RequestCostCheck.uprightSize(of: metadata)
         guard (try? checkLimits(plan(width: width, height: height), sourceWidth: width, sourceHeight: height)) != nil else { return }
         try cost.check(self, source: metadata, maximumFrames: maximumFrames)
     }

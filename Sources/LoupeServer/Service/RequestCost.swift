@@ -157,8 +157,7 @@ struct RequestCostCheck: Sendable {
     /// The request's cost on a source with this header (upright size), of which
     /// `maximumFrames` frames are decoded.
     func estimate(_ geometry: some CostedGeometry, source: ImageMetadata, maximumFrames: Int) -> RequestCost {
-        let turned = source.orientation.swapsDimensions
-        let width = max(1, turned ? source.height : source.width), height = max(1, turned ? source.width : source.height)
+        let (width, height) = Self.uprightSize(of: source)
         let frames = Double(max(1, min(source.frameCount, maximumFrames)))
         // A plan the limits refuse is refused before its cost is weighed (`checkSource`).
         var scale = (try? geometry.plan(sourceWidth: width, sourceHeight: height)).map { geometry.minimumSourceScale(for: $0) } ?? 1
@@ -191,6 +190,13 @@ struct RequestCostCheck: Sendable {
                                 cost: ProcessingCost(operations: encode.operations * encodedFrames * Double(encodes),
                                                      bytes: encode.bytes * encodedFrames)))
         return cost
+    }
+
+    /// The size of the source `metadata` describes as it is decoded (upright), at least 1×1: what
+    /// a geometry is planned and weighed on.
+    static func uprightSize(of metadata: ImageMetadata) -> (width: Int, height: Int) {
+        let turned = metadata.orientation.swapsDimensions
+        return (max(1, turned ? metadata.height : metadata.width), max(1, turned ? metadata.width : metadata.height))
     }
 
     /// Throws when the request is over the limit on a source with this header.

@@ -145,8 +145,7 @@ extension ThumborGeometryStep: SourceScaledProcessing {
     /// the size limit is left to that check, which names the cause more exactly.
     func checkSource(_ metadata: ImageMetadata, bytes: Int, maximumFrames: Int) throws {
         guard let cost else { return }
-        let turned = metadata.orientation.swapsDimensions
-        let width = max(1, turned ? metadata.height : metadata.width), height = max(1, turned ? metadata.width : metadata.height)
+        let (width, height) = RequestCostCheck.uprightSize(of: metadata)
         guard (try? plan(sourceWidth: width, sourceHeight: height)) != nil else { return }
         try cost.check(self, source: metadata, maximumFrames: maximumFrames)
     }
