@@ -147,6 +147,10 @@ done
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeCodecsTests
 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeProcessingTests
 timeout 900 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter LoupeServerTests --skip BombTests "${skip_s3[@]}"
+# thumbor's filter tests as a conformance suite (its failures each explained in docs/thumbor.md):
+# in the release build only, where it takes about a minute (a debug build's run, seventeen).
+LOUPE_THUMBOR_FILTER_CONFORMANCE=1 timeout 600 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests \
+  --filter ThumborFilterConformanceTests
 timeout 600 swift test -c release --skip-build --disable-xctest --scratch-path .build-release-tests --filter "$s3_suites"
 
 # The API reference: the DocC catalogs of the library products (Sources/*/*.docc), every symbol

@@ -5,7 +5,7 @@ import LoupeCodecs
 /// `background_color(auto)`): painted in the image's average colour, or thumbor's blur of the
 /// image stretched to the canvas. The image is centred as thumbor pastes it (the free space
 /// halved, rounded down) and either replaces the canvas where it lies or, with `merges`, is
-/// composited over it (straight alpha, "over").
+/// composited over it (straight alpha, "over", in thumbor's arithmetic).
 public struct Backdrop: ImageProcessing {
     /// What the canvas is painted with.
     public enum Style: Sendable, Equatable {
@@ -49,7 +49,11 @@ public struct Backdrop: ImageProcessing {
                                 fill: (color.red, color.green, color.blue, 255)).process(bitmap)
         case .blurred(let radius):
             guard let blur = ThumborBlur(radius: radius) else { throw .invalidParameter("a blurred canvas's radius of \(radius)") }
-            let blurred = try blur.process(bitmap)
+            // thumbor pastes the image onto a transparent canvas before its straight-alpha blur,
+            // which turns the hidden colour of every clear pixel black; without that, the blur
+            // would spread those hidden colours into the visible ones.
+            let cleared = bitmap.hasTransparency ? try Self.paste(bitmap, onto: Self.clear(like: bitmap), x: 0, y: 0, merges: true) : bitmap
+            let blurred = try blur.process(cleared)
             canvas = try Resize(width: canvasWidth, height: canvasHeight, mode: .exact, allowsUpscaling: true).process(blurred)
         }
         return try Self.paste(bitmap, onto: canvas, x: (canvasWidth - bitmap.width) / 2, y: (canvasHeight - bitmap.height) / 2,
@@ -88,20 +92,34 @@ public struct Backdrop: ImageProcessing {
             if row % PixelBands.rows == 0 { try cancellation?.check(ProcessingError.cancelled) }
             for column in stride(from: max(0, x), to: min(width, x + image.width), by: 1) {
                 let i = (row - y) * image.bytesPerRow + (column - x) * 4, o = row * bytesPerRow + column * 4
-                let alpha = Double(image.pixels[i + 3]) / 255
-                guard merges, alpha < 1 else {
+                guard merges, image.pixels[i + 3] < 255 else {
                     for channel in 0..<4 { pixels[o + channel] = image.pixels[i + channel] }
                     continue
                 }
-                let below = Double(pixels[o + 3]) / 255
-                let out = alpha + below * (1 - alpha)
-                for channel in 0..<3 {
-                    let value = out > 0 ? (Double(image.pixels[i + channel]) * alpha + Double(pixels[o + channel]) * below * (1 - alpha)) / out : 0
-                    pixels[o + channel] = UInt8(min(max(value.rounded(), 0), 255))
-                }
-                pixels[o + 3] = UInt8(min(max((out * 255).rounded(), 0), 255))
+                composite(image.pixels, at: i, over: &pixels, at: o)
             }
         }
+    }
+
+    /// The RGBA pixel at `top[t]` over the one at `bottom[b]` (straight alpha) in thumbor's
+    /// arithmetic (its `_composite` filter, which each of its merging pastes runs): doubles over
+    /// the two transparencies, each result truncated. The truncation shows: a nearly opaque pixel
+    /// over a translucent one comes out 254, not 255.
+    static func composite(_ top: [UInt8], at t: Int, over bottom: inout [UInt8], at b: Int) {
+        let topClear = Double(255 - Int(top[t + 3])) / 255, bottomClear = Double(255 - Int(bottom[b + 3])) / 255
+        let bothClear = topClear * bottomClear
+        let covered = 1 - bothClear
+        let scale = covered <= 1e-12 ? 1 : 1 / covered
+        for channel in 0..<3 {
+            let value = scale * ((1 - topClear) * Double(top[t + channel]) + (1 - bottomClear) * Double(bottom[b + channel]) * topClear)
+            bottom[b + channel] = UInt8(min(max(value, 0), 255))
+        }
+        bottom[b + 3] = UInt8(min(max(255 - 255 * bothClear, 0), 255))
+    }
+
+    /// A fully transparent black bitmap of `shape`'s size and row length.
+    static func clear(like shape: Bitmap) throws(ProcessingError) -> Bitmap {
+        try bitmap([UInt8](repeating: 0, count: shape.bytesPerRow * shape.height), like: shape)
     }
 
     /// `pixels` as a bitmap of `shape`'s size and row length.

@@ -154,6 +154,27 @@ import Testing
         #expect(blurred.pixel(x: 3, y: 1) == input.pixel(x: 1, y: 0))
     }
 
+    /// thumbor's merging paste: its doubles, truncated. A nearly opaque red over a half-clear
+    /// black comes out 254 opaque (255 if rounded); its red 200·254/255 ÷ 0.998 = 199.2 → 199.
+    @Test func mergesAsThumborsCompositeDoes() {
+        var below: [UInt8] = [0, 0, 0, 128]
+        Backdrop.composite([200, 0, 0, 254], at: 0, over: &below, at: 0)
+        #expect(below == [199, 0, 0, 254])
+        var clear: [UInt8] = [9, 9, 9, 0]
+        Backdrop.composite([37, 200, 255, 100], at: 0, over: &clear, at: 0)
+        #expect(clear == [37, 200, 255, 100])
+    }
+
+    /// A clear pixel's hidden colour stays hidden: thumbor blurs the canvas after pasting the image
+    /// onto a clear one, which makes it black. Here a hidden white would blur to a red of 185 at
+    /// the canvas's right edge (0.73 of 255), where the blurred alpha is about 69.
+    @Test func blurredCanvasesDoNotShowHiddenColours() throws {
+        let input = try Bitmap(width: 2, height: 1, pixels: [0, 0, 0, 255, 255, 255, 255, 0])
+        let filled = try Backdrop(width: 4, height: 1, style: .blurred(radius: 1), merges: false).process(input)
+        #expect(filled.pixel(x: 3, y: 0).a > 30)
+        #expect(filled.pixel(x: 3, y: 0).r == 0 && filled.pixel(x: 0, y: 0).r == 0)
+    }
+
     /// thumbor's placement rules, and its mark-size rule against the bounds its
     /// `test_watermark_filter_calculated_resizing` checks.
     @Test func watermarksArePlacedAsThumborPlacesThem() throws {
