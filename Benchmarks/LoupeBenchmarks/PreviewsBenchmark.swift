@@ -12,7 +12,7 @@ enum PreviewsBenchmark {
     static let rounds = 3
 
     static func run() async throws {
-        let body = try TestImage.photoJPEG("gdk-pixbuf/issue70.jpg", progressive: true, quality: 98)
+        let body = try TestImage.photoJPEG("gdk-pixbuf/issue70.jpg", progressive: true, quality: 100)
         let rate = OriginResponse.Fault.drip(chunkBytes: 16_384, interval: .milliseconds(16))
         print(String(format: "-- progressive JPEG of %.2f MB, 3120x4208, served at 1 MB/s (16 KB every 16 ms) on loopback; %d rounds, previews on and off interleaved",
                      Double(body.count) / 1_000_000, rounds))
