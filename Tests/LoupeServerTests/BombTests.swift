@@ -54,6 +54,9 @@ import Glibc
              size: (8192, 6144), format: .png),
         Bomb(name: "PNG of the largest source", path: "plain/local:///large.jpg@png", options: ["format"], size: (4000, 2990), format: .png),
         Bomb(name: "AVIF of the largest source", path: "plain/local:///large.jpg@avif", options: ["format"], size: (4000, 2990), format: .avif),
+        // thumbor's dialect is weighed the same way, from the source's header.
+        Bomb(name: "thumbor: enlarge and blur", path: "/unsafe/8000x8000/filters:blur(150)/local:///small.jpg", options: ["blur"], size: nil,
+             format: .jpeg),
         Bomb(name: "AVIF of a large result", path: "rs:fit:2000:2000/plain/local:///large.jpg@avif", options: ["format"], size: (2000, 1495),
              format: .avif),
     ]
@@ -84,7 +87,7 @@ import Glibc
         try Self.writeSources(into: folder)
         let child = try ServeProcess([
             "--port", "0", "--quiet", "--allow-unsigned", "--local-root", folder.url.path, "--max-source-pixels", "12",
-            "--max-request-cost", Self.costLimit, "--watermark-path", folder.path("mark.png"),
+            "--max-request-cost", Self.costLimit, "--watermark-path", folder.path("mark.png"), "--thumbor-allow-unsafe",
         ])
         defer { child.kill() }
         let port = try await child.port()
@@ -187,7 +190,9 @@ import Glibc
             defer { done.withLock { $0 = true } }
             return try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
                 for (index, path) in paths.enumerated() {
-                    group.addTask { (index, try await Self.get("/insecure/" + path, port: port, client: client, timeout: .seconds(120))) }
+                    // imgproxy options after /insecure/; a whole path (thumbor's) as it is.
+                    let whole = path.hasPrefix("/") ? path : "/insecure/" + path
+                    group.addTask { (index, try await Self.get(whole, port: port, client: client, timeout: .seconds(120))) }
                 }
                 var answers = [Answer?](repeating: nil, count: paths.count)
                 for try await (index, answer) in group { answers[index] = answer }
