@@ -61,7 +61,7 @@ enum FormatsBenchmark {
             let size = 256
             func thumbnail(_ management: ColorManagement) throws -> Bitmap {
                 let image = try JPEGDecoder().decode(data, options: DecodingOptions(maxPixelSize: size, colorManagement: management))
-                var bitmap = try Resize(maxPixelSize: size).process(image.bitmap)
+                var bitmap = try ImageProcessors.Resize(maxPixelSize: size).process(image.bitmap)
                 image.pendingColorConversion?.apply(to: &bitmap)
                 return bitmap
             }

@@ -185,7 +185,7 @@ enum PipelineBenchmark {
     /// ≤ 256 px (JPEG DCT scaling), then resize to fit 256 px.
     static func bareThumbnail(_ data: Data, decoder: ImageDecoder) throws -> Bitmap {
         let image = try decoder.decode(data, options: DecodingOptions(maxPixelSize: 256, appliesOrientation: true, firstFrameOnly: true))
-        return try Resize(maxPixelSize: 256).process(image.bitmap)
+        return try ImageProcessors.Resize(maxPixelSize: 256).process(image.bitmap)
     }
 
     /// The 1, 5 and 15 minute load averages, as the kernel reports them.

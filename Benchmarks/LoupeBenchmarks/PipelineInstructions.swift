@@ -20,7 +20,7 @@ import LoupeCodecs
 /// count; instructions per load are the difference between a run of 2n and a run of n loads
 /// divided by n, which cancels start-up (the runtime, Foundation, generating the images). Modes:
 /// - `decode`: the bare stages: `ImageDecoder.decode` to ≤ 256 px (JPEG DCT scaling) and
-///   `Resize(maxPixelSize: 256)`, as the bare side of `pipeline` runs them;
+///   `ImageProcessors.Resize(maxPixelSize: 256)`, as the bare side of `pipeline` runs them;
 /// - `stage`: the pipeline's own code for the same: the header check of a download
 ///   (`checkDownloadedImage`) and the decode stage's work (`decodeWork`);
 /// - `pipeline-1`, `pipeline-32`: the pipeline's thumbnail path, every load cold, one at a time
@@ -117,7 +117,7 @@ enum PipelineInstructions {
             for index in 0..<loads { blackHole(try PipelineBenchmark.bareThumbnail(images[index % imageCount], decoder: decoder)) }
         case "process-encode":
             let bitmaps = try images.map { try decoder.decode($0, options: DecodingOptions(firstFrameOnly: true)).bitmap }
-            let steps = ProcessorChain([Resize(maxPixelSize: 512), GaussianBlur(sigma: 3), Sharpen(sigma: 1), Pixelate(size: 4)])
+            let steps = ImageProcessors.ProcessorChain([ImageProcessors.Resize(maxPixelSize: 512), ImageProcessors.GaussianBlur(sigma: 3), ImageProcessors.Sharpen(sigma: 1), ImageProcessors.Pixelate(size: 4)])
             try WorkCancellation().install {
                 for index in 0..<loads {
                     let processed = try steps.process(bitmaps[index % imageCount])

@@ -60,9 +60,9 @@ enum ProcessingBenchmark {
             row.fast = try medianMilliseconds(repetitions) { try fast.dominantColor(of: Data(contentsOf: url)) }
             let bitmap = try ImageDecoder().decode(Data(contentsOf: url), options: DecodingOptions(firstFrameOnly: true)).bitmap
             row.quantize = try medianMilliseconds(repetitions) { try bitmap.dominantColor(quality: 10) }
-            row.resizeLanczos = try medianMilliseconds(repetitions) { try Resize(maxPixelSize: 256).process(bitmap) }
+            row.resizeLanczos = try medianMilliseconds(repetitions) { try ImageProcessors.Resize(maxPixelSize: 256).process(bitmap) }
             row.resizeCatmullRom = try medianMilliseconds(repetitions) {
-                try Resize(maxPixelSize: 256, filter: .catmullRom).process(bitmap)
+                try ImageProcessors.Resize(maxPixelSize: 256, filter: .catmullRom).process(bitmap)
             }
             row.color = try bitmap.dominantColor()
             rows.append(row)

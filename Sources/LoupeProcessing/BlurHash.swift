@@ -15,7 +15,7 @@ import Darwin
 /// `blurhash`. Like the reference it reads R, G and B only: alpha is ignored.
 ///
 /// Cost grows with pixels × components; encode a small version of the image (the usual
-/// practice is 32 to 64 pixels on the long side, e.g. after `Resize(maxPixelSize: 32)`).
+/// practice is 32 to 64 pixels on the long side, e.g. after `ImageProcessors.Resize(maxPixelSize: 32)`).
 public enum BlurHash {
     /// The hash of `bitmap` with `xComponents`×`yComponents` cosine components (1...9 each;
     /// more components keep more detail in a longer string: 4 + 2 × x × y characters).

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ChannelTables {
+extension ImageProcessors.ChannelTables {
     /// One curve's points, x strictly increasing, every value in 0...255.
     public typealias CurvePoints = [(x: Int, y: Int)]
 
@@ -9,7 +9,7 @@ extension ChannelTables {
     /// and clamped, flat before the first point at the first point's y and from the last point
     /// on at its y, as thumbor interpolates it. `nil` when a curve has no point, a value outside
     /// 0...255 or an x that does not increase.
-    public static func curve(all: CurvePoints, red: CurvePoints, green: CurvePoints, blue: CurvePoints) -> ChannelTables? {
+    public static func curve(all: CurvePoints, red: CurvePoints, green: CurvePoints, blue: CurvePoints) -> Self? {
         let curves = [all, red, green, blue]
         for points in curves {
             guard !points.isEmpty, points.allSatisfy({ (0...255).contains($0.x) && (0...255).contains($0.y) }),
@@ -17,7 +17,7 @@ extension ChannelTables {
         }
         let tables = curves.map(Self.spline)
         let name = "curve(" + curves.map { $0.map { "\($0.x),\($0.y)" }.joined(separator: ";") }.joined(separator: "|") + ")"
-        return ChannelTables(name: name, red: { tables[0][tables[1][$0]] }, green: { tables[0][tables[2][$0]] }, blue: { tables[0][tables[3][$0]] })
+        return Self(name: name, red: { tables[0][tables[1][$0]] }, green: { tables[0][tables[2][$0]] }, blue: { tables[0][tables[3][$0]] })
     }
 
     /// The 256 values of the spline through `points`.

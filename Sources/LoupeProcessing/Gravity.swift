@@ -1,11 +1,11 @@
 /// Where a cut is anchored when an image is cut to a box, or where an image sits on a larger
 /// canvas (imgproxy's and thumbor's "gravity"): the centre or a compass point moved by offsets,
-/// a focus point, or smart. One type for the library's crops (``BoxResize``) and the service's
+/// a focus point, or smart. One type for the library's crops (``ImageProcessors.BoxResize``) and the service's
 /// imgproxy geometry, which differ only in how they turn it into pixels (see the two placement
 /// rules below); the service maps imgproxy's URL names onto ``Anchor``.
 public struct Gravity: Sendable, Hashable {
     /// The side or corner the cut keeps, a focus point, or `smart`: the region with the most
-    /// detail (``BoxResize`` finds it in the image; offsets do not apply to it).
+    /// detail (``ImageProcessors.BoxResize`` finds it in the image; offsets do not apply to it).
     public enum Anchor: String, Sendable, Hashable, CaseIterable {
         case center, north, south, east, west, northEast, northWest, southEast, southWest, smart
         /// A point of the image, at `offsetX` × its width and `offsetY` × its height (fractions,

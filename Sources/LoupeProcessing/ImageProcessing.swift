@@ -20,6 +20,12 @@ public protocol ImageProcessing: Sendable {
     func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap]
 }
 
+/// The processors this module ships, in one namespace so that their short names (`Crop`,
+/// `Resize`, `Trim`) do not take names an app may want for its own types, and so that code
+/// completion after `ImageProcessors.` lists them all. An app's own processors conform to
+/// ``ImageProcessing`` and live wherever the app likes.
+public enum ImageProcessors {}
+
 extension ImageProcessing {
     public func process(frames: [Bitmap]) throws(ProcessingError) -> [Bitmap] {
         var result: [Bitmap] = []
@@ -34,7 +40,7 @@ extension ImageProcessing {
     }
 
     /// This step followed by `next`, as one processor.
-    public func then(_ next: any ImageProcessing) -> ProcessorChain {
-        ProcessorChain([self, next])
+    public func then(_ next: any ImageProcessing) -> ImageProcessors.ProcessorChain {
+        ImageProcessors.ProcessorChain([self, next])
     }
 }

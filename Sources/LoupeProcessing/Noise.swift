@@ -7,11 +7,11 @@
 /// pixels are thumbor's. thumbor leaves the process's sequence where it is for seed 0, so its
 /// results differ from call to call; Loupe takes seed 0 as an unseeded glibc process starts
 /// (seed 1), so a URL keeps one result.
-extension ColorTransform {
+extension ImageProcessors.ColorTransform {
     /// Noise of `amount` (the width of the offsets' range; 0 changes nothing), drawn from the
     /// sequence `seed` starts.
-    public static func noise(amount: Int, seed: UInt32) -> ColorTransform {
-        ColorTransform(name: "noise(\(amount),\(seed))") {
+    public static func noise(amount: Int, seed: UInt32) -> Self {
+        Self(name: "noise(\(amount),\(seed))") {
             var generator = NoiseGenerator(seed: seed)
             let width = max(amount, 1), half = amount >> 1
             return { red, green, blue in

@@ -3,7 +3,7 @@ import LoupeCodecs
 // What each processor costs, from its input's size and its parameters: the loops and buffers of
 // its `process`, counted. Kept beside each other so that the weights stay comparable.
 
-extension GaussianBlur: CostEstimating {
+extension ImageProcessors.GaussianBlur: CostEstimating {
     /// Two passes of the kernel (about 6σ taps) over every pixel, through a buffer of four
     /// floats a pixel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
@@ -12,7 +12,7 @@ extension GaussianBlur: CostEstimating {
     }
 }
 
-extension ThumborBlur: CostEstimating {
+extension ImageProcessors.ThumborBlur: CostEstimating {
     /// Two passes of the kernel (2 × radius + 1 taps) over every pixel's channels, through an
     /// image of four bytes a pixel and a row of doubles.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
@@ -20,7 +20,7 @@ extension ThumborBlur: CostEstimating {
     }
 }
 
-extension Sharpen: CostEstimating {
+extension ImageProcessors.Sharpen: CostEstimating {
     /// A conversion to L*a*b* and back (about 30 operations a pixel), two passes of the mask's
     /// kernel, through buffers of four floats and one float a pixel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
@@ -30,46 +30,46 @@ extension Sharpen: CostEstimating {
     }
 }
 
-extension Pixelate: CostEstimating {
+extension ImageProcessors.Pixelate: CostEstimating {
     /// A few passes over the image, whatever the block size.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
         size > 1 ? .perPixel(3, bytes: 4, width: width, height: height) : .zero
     }
 }
 
-extension Trim: CostEstimating {
+extension ImageProcessors.Trim: CostEstimating {
     /// A scan of every pixel, then at most a copy of the whole image.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
         .perPixel(3, bytes: 4, width: width, height: height)
     }
 }
 
-extension Flatten: CostEstimating {
+extension ImageProcessors.Flatten: CostEstimating {
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
         .perPixel(2, bytes: 4, width: width, height: height)
     }
 }
 
-extension Extend: CostEstimating {
+extension ImageProcessors.Extend: CostEstimating {
     /// The canvas filled, the image copied onto it.
     public func estimatedCost(width _: Int, height _: Int) -> ProcessingCost {
         .perPixel(1, bytes: 4, width: width, height: height)
     }
 }
 
-extension RotateFlip: CostEstimating {
+extension ImageProcessors.RotateFlip: CostEstimating {
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
         .perPixel(1, bytes: 4, width: width, height: height)
     }
 }
 
-extension Crop: CostEstimating {
+extension ImageProcessors.Crop: CostEstimating {
     public func estimatedCost(width _: Int, height _: Int) -> ProcessingCost {
         .perPixel(1, bytes: 4, width: width, height: height)
     }
 }
 
-extension RegionResize: CostEstimating {
+extension ImageProcessors.RegionResize: CostEstimating {
     /// Resampling the rectangle (at most the whole input) to the output size.
     public func estimatedCost(width inputWidth: Int, height inputHeight: Int) -> ProcessingCost {
         let regionWidth = min(Double(inputWidth), max(1, width.isFinite ? width : 1))
@@ -79,7 +79,7 @@ extension RegionResize: CostEstimating {
     }
 }
 
-extension Resize: CostEstimating {
+extension ImageProcessors.Resize: CostEstimating {
     public func estimatedCost(width inputWidth: Int, height inputHeight: Int) -> ProcessingCost {
         guard inputWidth > 0, inputHeight > 0 else { return .zero }
         let plan = plan(sourceWidth: inputWidth, sourceHeight: inputHeight)
@@ -88,7 +88,7 @@ extension Resize: CostEstimating {
     }
 }
 
-extension Watermark: CostEstimating {
+extension ImageProcessors.Watermark: CostEstimating {
     /// The image copied, the mark scaled to its size on this image (refused past four times
     /// the image when it runs) and drawn: at most once over every pixel, when tiled.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
@@ -102,35 +102,35 @@ extension Watermark: CostEstimating {
 
 // thumbor's colour filters: one pass over every pixel into a new bitmap.
 
-extension ColorTransform: CostEstimating {
+extension ImageProcessors.ColorTransform: CostEstimating {
     /// A square root or a draw from a generator and a few multiplications a pixel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(4, bytes: 4, width: width, height: height) }
 }
 
-extension ChannelTables: CostEstimating {
+extension ImageProcessors.ChannelTables: CostEstimating {
     /// A look-up a channel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(2, bytes: 4, width: width, height: height) }
 }
 
-extension Convolution: CostEstimating {
+extension ImageProcessors.Convolution: CostEstimating {
     /// Every weight of the matrix over every pixel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
         .perPixel(Double(weights.count) + 1, bytes: 4, width: width, height: height)
     }
 }
 
-extension RoundCorner: CostEstimating {
+extension ImageProcessors.RoundCorner: CostEstimating {
     /// A copy of the image; the corners are painted in place.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(1, bytes: 4, width: width, height: height) }
 }
 
-extension Backdrop: CostEstimating {
+extension ImageProcessors.Backdrop: CostEstimating {
     /// The canvas (and for a blurred one, the blur of the image and its stretch), then the paste.
     public func estimatedCost(width inputWidth: Int, height inputHeight: Int) -> ProcessingCost {
         let canvasWidth = width ?? inputWidth, canvasHeight = height ?? inputHeight
         var cost = ProcessingCost.perPixel(3, bytes: 4, width: canvasWidth, height: canvasHeight)
         if case .blurred(let radius) = style {
-            let blur = ThumborBlur(radius: radius)?.estimatedCost(width: inputWidth, height: inputHeight) ?? .zero
+            let blur = ImageProcessors.ThumborBlur(radius: radius)?.estimatedCost(width: inputWidth, height: inputHeight) ?? .zero
             let stretch = ProcessingCost.resampling(width: inputWidth, height: inputHeight, outputWidth: canvasWidth, outputHeight: canvasHeight)
             cost = ProcessingCost(operations: cost.operations + blur.operations + stretch.operations, bytes: cost.bytes + blur.bytes + stretch.bytes)
         }
@@ -138,7 +138,7 @@ extension Backdrop: CostEstimating {
     }
 }
 
-extension PositionedWatermark: CostEstimating {
+extension ImageProcessors.PositionedWatermark: CostEstimating {
     /// A copy of the image and of the mark, and at most one composite of every pixel per paste
     /// row or column (a repeat along one axis covers it once; a grid is at most 6×6 or 100).
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
@@ -150,16 +150,16 @@ extension PositionedWatermark: CostEstimating {
     }
 }
 
-extension Equalize: CostEstimating {
+extension ImageProcessors.Equalize: CostEstimating {
     /// A pass for the histograms, one through the tables.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost { .perPixel(4, bytes: 4, width: width, height: height) }
 }
 
 
-extension WaveletSharpen: CostEstimating {
+extension ImageProcessors.WaveletSharpen: CostEstimating {
     /// Five levels of two three-tap passes and a sum, per sharpened channel, through buffers of
     /// five floats a pixel.
     public func estimatedCost(width: Int, height: Int) -> ProcessingCost {
-        .perPixel(Double(WaveletSharpen.levels * 10 * (settings.luminanceOnly ? 1 : 3) + 10), bytes: 4 + 5 * 4 * 3, width: width, height: height)
+        .perPixel(Double(Self.levels * 10 * (settings.luminanceOnly ? 1 : 3) + 10), bytes: 4 + 5 * 4 * 3, width: width, height: height)
     }
 }

@@ -2,7 +2,7 @@ import LoupeCodecs
 
 /// Why a processor refused its input or parameters.
 public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A target size that is not positive or exceeds `Resize.maxPixelCount`.
+    /// A target size that is not positive or exceeds `ImageProcessors.Resize.maxPixelCount`.
     case invalidSize(width: Int, height: Int)
     /// A crop rectangle that does not overlap the image.
     case cropOutsideImage(x: Int, y: Int, width: Int, height: Int)

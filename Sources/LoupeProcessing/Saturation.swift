@@ -1,13 +1,13 @@
 import Foundation
 
-extension ColorTransform {
+extension ImageProcessors.ColorTransform {
     /// thumbor's `saturation(f)`: each channel pushed away from the pixel's perceived
     /// brightness (the square root of the 0.299/0.587/0.114-weighted squares) by the factor `f`
     /// — 0 grey, 1 unchanged, above 1 more saturated — in single precision and truncated, as
     /// thumbor computes it.
-    public static func saturation(factor: Double) -> ColorTransform {
+    public static func saturation(factor: Double) -> Self {
         let change = Float(factor)
-        return ColorTransform(name: "saturation(\(factor))") {
+        return Self(name: "saturation(\(factor))") {
             { red, green, blue in
                 let r = Double(red), g = Double(green), b = Double(blue)
                 let brightness = Float(sqrt(r * r * 0.299 + g * g * 0.587 + b * b * 0.114))

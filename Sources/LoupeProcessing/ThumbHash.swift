@@ -19,10 +19,10 @@ public enum ThumbHash {
     public static let maxSide = 100
 
     /// The hash of `bitmap`. A bitmap larger than 100×100 is first scaled to fit that box
-    /// (`Resize`, Lanczos-3), as the reference expects callers to do.
+    /// (`ImageProcessors.Resize`, Lanczos-3), as the reference expects callers to do.
     public static func encode(_ bitmap: Bitmap) throws(ProcessingError) -> [UInt8] {
         let image = bitmap.width > maxSide || bitmap.height > maxSide
-            ? try Resize(width: maxSide, height: maxSide).process(bitmap) : bitmap
+            ? try ImageProcessors.Resize(width: maxSide, height: maxSide).process(bitmap) : bitmap
         return encodeSmall(image)
     }
 

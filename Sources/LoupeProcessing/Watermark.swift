@@ -28,7 +28,7 @@ public enum WatermarkPosition: String, Sendable, CaseIterable {
 }
 
 /// Where and how large a watermark lands on an image of a given size: the pure part of
-/// ``Watermark``, apart so it can be checked without pixels. imgproxy's rules: the mark is
+/// ``ImageProcessors.Watermark``, apart so it can be checked without pixels. imgproxy's rules: the mark is
 /// fitted (enlarged too) into `scale` × the image's size, or kept as it is when `scale` is 0;
 /// an offset of 1 or more is pixels (× `dpr`), below 1 a share of the image's side; east and
 /// south count their offset inwards from their edge.
@@ -73,116 +73,118 @@ public enum WatermarkLayout {
     }
 }
 
-/// Draws a watermark image over the image: placed and scaled by ``WatermarkLayout``, its alpha
-/// multiplied by `opacity`, composited over the image (source-over, in premultiplied terms, so
-/// transparent parts of either side do not bleed colour). imgproxy's `watermark` option.
-public struct Watermark: ImageProcessing {
-    /// The mark, as loaded (scaled per image when `scale` is not 0).
-    public let mark: Bitmap
-    /// Names the mark's content in ``identifier`` (e.g. a digest of its file), so that cached
-    /// results change when the mark does.
-    public let markIdentity: String
-    /// 0...1: multiplies the mark's alpha.
-    public let opacity: Double
-    /// Where it goes.
-    public let position: WatermarkPosition
-    /// Offsets: pixels (× `dpr`) from 1 up, a share of the image's side below 1; spacing when tiled.
-    public let xOffset: Double, yOffset: Double
-    /// The mark's size relative to the image (0: as it is).
-    public let scale: Double
-    /// Multiplies pixel offsets (the URL's device pixel ratio).
-    public let dpr: Double
+extension ImageProcessors {
+    /// Draws a watermark image over the image: placed and scaled by ``WatermarkLayout``, its alpha
+    /// multiplied by `opacity`, composited over the image (source-over, in premultiplied terms, so
+    /// transparent parts of either side do not bleed colour). imgproxy's `watermark` option.
+    public struct Watermark: ImageProcessing {
+        /// The mark, as loaded (scaled per image when `scale` is not 0).
+        public let mark: Bitmap
+        /// Names the mark's content in ``identifier`` (e.g. a digest of its file), so that cached
+        /// results change when the mark does.
+        public let markIdentity: String
+        /// 0...1: multiplies the mark's alpha.
+        public let opacity: Double
+        /// Where it goes.
+        public let position: WatermarkPosition
+        /// Offsets: pixels (× `dpr`) from 1 up, a share of the image's side below 1; spacing when tiled.
+        public let xOffset: Double, yOffset: Double
+        /// The mark's size relative to the image (0: as it is).
+        public let scale: Double
+        /// Multiplies pixel offsets (the URL's device pixel ratio).
+        public let dpr: Double
 
-    /// A watermark step; `markIdentity` must change whenever `mark`'s pixels do.
-    public init(mark: Bitmap, markIdentity: String, opacity: Double, position: WatermarkPosition = .center,
-                xOffset: Double = 0, yOffset: Double = 0, scale: Double = 0, dpr: Double = 1) {
-        self.mark = mark
-        self.markIdentity = markIdentity
-        self.opacity = min(max(opacity.isFinite ? opacity : 0, 0), 1)
-        self.position = position
-        self.xOffset = xOffset
-        self.yOffset = yOffset
-        self.scale = scale
-        self.dpr = dpr
-    }
-
-    public var identifier: String {
-        "loupe.watermark(\(markIdentity),\(opacity),\(position.rawValue),\(xOffset),\(yOffset),\(scale),\(dpr))"
-    }
-
-    public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-        let alpha = Int((opacity * 255).rounded())
-        guard alpha > 0 else { return bitmap }
-        let size = WatermarkLayout.size(markWidth: mark.width, markHeight: mark.height, imageWidth: bitmap.width,
-                                        imageHeight: bitmap.height, scale: scale)
-        var scaled = mark
-        if size.width != mark.width || size.height != mark.height {
-            // A scale far above 1 would allocate a mark many times the image for pixels that
-            // mostly fall off it: refused past four times the image's area.
-            guard size.width * size.height <= max(4 * bitmap.width * bitmap.height, 1) else {
-                throw .invalidParameter("the watermark scale \(scale) makes the mark larger than four times the image")
-            }
-            scaled = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(mark)
+        /// A watermark step; `markIdentity` must change whenever `mark`'s pixels do.
+        public init(mark: Bitmap, markIdentity: String, opacity: Double, position: WatermarkPosition = .center,
+                    xOffset: Double = 0, yOffset: Double = 0, scale: Double = 0, dpr: Double = 1) {
+            self.mark = mark
+            self.markIdentity = markIdentity
+            self.opacity = min(max(opacity.isFinite ? opacity : 0, 0), 1)
+            self.position = position
+            self.xOffset = xOffset
+            self.yOffset = yOffset
+            self.scale = scale
+            self.dpr = dpr
         }
-        let placement = WatermarkLayout.placement(imageWidth: bitmap.width, imageHeight: bitmap.height, markWidth: scaled.width,
-                                                  markHeight: scaled.height, position: position, xOffset: xOffset,
-                                                  yOffset: yOffset, dpr: dpr)
-        let width = bitmap.width, height = bitmap.height
-        // Checked once per row the mark is drawn on (the copy under it is a memory move).
-        let cancellation = WorkCancellation.current
-        return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
-            try bitmap.pixels.withUnsafeBufferPointer { image throws(ProcessingError) in
-                try scaled.pixels.withUnsafeBufferPointer { markPixels throws(ProcessingError) in
-                    let rowBytes = width * 4
-                    for y in 0..<height {
-                        let from = y * bitmap.bytesPerRow
-                        _ = UnsafeMutableBufferPointer(rebasing: out[y * rowBytes..<(y + 1) * rowBytes])
-                            .update(fromContentsOf: image[from..<from + rowBytes])
+
+        public var identifier: String {
+            "loupe.watermark(\(markIdentity),\(opacity),\(position.rawValue),\(xOffset),\(yOffset),\(scale),\(dpr))"
+        }
+
+        public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
+            let alpha = Int((opacity * 255).rounded())
+            guard alpha > 0 else { return bitmap }
+            let size = WatermarkLayout.size(markWidth: mark.width, markHeight: mark.height, imageWidth: bitmap.width,
+                                            imageHeight: bitmap.height, scale: scale)
+            var scaled = mark
+            if size.width != mark.width || size.height != mark.height {
+                // A scale far above 1 would allocate a mark many times the image for pixels that
+                // mostly fall off it: refused past four times the image's area.
+                guard size.width * size.height <= max(4 * bitmap.width * bitmap.height, 1) else {
+                    throw .invalidParameter("the watermark scale \(scale) makes the mark larger than four times the image")
+                }
+                scaled = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(mark)
+            }
+            let placement = WatermarkLayout.placement(imageWidth: bitmap.width, imageHeight: bitmap.height, markWidth: scaled.width,
+                                                      markHeight: scaled.height, position: position, xOffset: xOffset,
+                                                      yOffset: yOffset, dpr: dpr)
+            let width = bitmap.width, height = bitmap.height
+            // Checked once per row the mark is drawn on (the copy under it is a memory move).
+            let cancellation = WorkCancellation.current
+            return try Bitmap.make(width: width, height: height) { out throws(ProcessingError) in
+                try bitmap.pixels.withUnsafeBufferPointer { image throws(ProcessingError) in
+                    try scaled.pixels.withUnsafeBufferPointer { markPixels throws(ProcessingError) in
+                        let rowBytes = width * 4
+                        for y in 0..<height {
+                            let from = y * bitmap.bytesPerRow
+                            _ = UnsafeMutableBufferPointer(rebasing: out[y * rowBytes..<(y + 1) * rowBytes])
+                                .update(fromContentsOf: image[from..<from + rowBytes])
+                        }
+                        try Self.draw(markPixels, width: scaled.width, height: scaled.height, rowBytes: scaled.bytesPerRow,
+                                      into: out, imageWidth: width, imageHeight: height, placement: placement, alpha: alpha,
+                                      cancellation: cancellation)
                     }
-                    try Self.draw(markPixels, width: scaled.width, height: scaled.height, rowBytes: scaled.bytesPerRow,
-                                  into: out, imageWidth: width, imageHeight: height, placement: placement, alpha: alpha,
-                                  cancellation: cancellation)
                 }
             }
         }
-    }
 
-    /// Composites the mark over `out` (tightly packed) at each place `placement` names.
-    private static func draw(_ mark: UnsafeBufferPointer<UInt8>, width: Int, height: Int, rowBytes: Int,
-                             into out: UnsafeMutableBufferPointer<UInt8>, imageWidth: Int, imageHeight: Int,
-                             placement: WatermarkLayout.Placement, alpha: Int, cancellation: WorkCancellation?) throws(ProcessingError) {
-        func blend(markX: Int, markY: Int, x: Int, y: Int) {
-            let m = markY * rowBytes + markX * 4, o = (y * imageWidth + x) * 4
-            let source = (Int(mark[m + 3]) * alpha + 127) / 255
-            guard source > 0 else { return }
-            let destination = Int(out[o + 3]), rest = destination * (255 - source)
-            // Premultiplied source-over, un-premultiplied into the straight-alpha bitmap.
-            let total = source * 255 + rest
-            for c in 0..<3 {
-                let value = Int(mark[m + c]) * source * 255 + Int(out[o + c]) * rest
-                out[o + c] = UInt8((value + total / 2) / total)
-            }
-            out[o + 3] = UInt8((total + 127) / 255)
-        }
-        switch placement {
-        case .none:
-            return
-        case let .single(left, top):
-            for y in stride(from: max(0, top), to: min(imageHeight, top + height), by: 1) {
-                try cancellation?.check(ProcessingError.cancelled)
-                for x in stride(from: max(0, left), to: min(imageWidth, left + width), by: 1) {
-                    blend(markX: x - left, markY: y - top, x: x, y: y)
+        /// Composites the mark over `out` (tightly packed) at each place `placement` names.
+        private static func draw(_ mark: UnsafeBufferPointer<UInt8>, width: Int, height: Int, rowBytes: Int,
+                                 into out: UnsafeMutableBufferPointer<UInt8>, imageWidth: Int, imageHeight: Int,
+                                 placement: WatermarkLayout.Placement, alpha: Int, cancellation: WorkCancellation?) throws(ProcessingError) {
+            func blend(markX: Int, markY: Int, x: Int, y: Int) {
+                let m = markY * rowBytes + markX * 4, o = (y * imageWidth + x) * 4
+                let source = (Int(mark[m + 3]) * alpha + 127) / 255
+                guard source > 0 else { return }
+                let destination = Int(out[o + 3]), rest = destination * (255 - source)
+                // Premultiplied source-over, un-premultiplied into the straight-alpha bitmap.
+                let total = source * 255 + rest
+                for c in 0..<3 {
+                    let value = Int(mark[m + c]) * source * 255 + Int(out[o + c]) * rest
+                    out[o + c] = UInt8((value + total / 2) / total)
                 }
+                out[o + 3] = UInt8((total + 127) / 255)
             }
-        case let .tiled(cellWidth, cellHeight, left, top):
-            for y in 0..<imageHeight {
-                try cancellation?.check(ProcessingError.cancelled)
-                let markY = y % cellHeight - top
-                guard markY >= 0, markY < height else { continue }
-                for x in 0..<imageWidth {
-                    let markX = x % cellWidth - left
-                    guard markX >= 0, markX < width else { continue }
-                    blend(markX: markX, markY: markY, x: x, y: y)
+            switch placement {
+            case .none:
+                return
+            case let .single(left, top):
+                for y in stride(from: max(0, top), to: min(imageHeight, top + height), by: 1) {
+                    try cancellation?.check(ProcessingError.cancelled)
+                    for x in stride(from: max(0, left), to: min(imageWidth, left + width), by: 1) {
+                        blend(markX: x - left, markY: y - top, x: x, y: y)
+                    }
+                }
+            case let .tiled(cellWidth, cellHeight, left, top):
+                for y in 0..<imageHeight {
+                    try cancellation?.check(ProcessingError.cancelled)
+                    let markY = y % cellHeight - top
+                    guard markY >= 0, markY < height else { continue }
+                    for x in 0..<imageWidth {
+                        let markX = x % cellWidth - left
+                        guard markX >= 0, markX < width else { continue }
+                        blend(markX: markX, markY: markY, x: x, y: y)
+                    }
                 }
             }
         }

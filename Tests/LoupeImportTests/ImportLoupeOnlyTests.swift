@@ -31,7 +31,7 @@ struct ImportLoupeOnlyTests {
         var configuration = ImagePipeline.Configuration(dataCache: try DiskCache(directory: folder))
         configuration.logger = Logger(label: "import-test")
         let pipeline = ImagePipeline(configuration: configuration)
-        let response = try await pipeline.image(for: ImageRequest(url: file, thumbnail: 20, processors: [Crop(x: 0, y: 0, width: 10, height: 10)]))
+        let response = try await pipeline.image(for: ImageRequest(url: file, thumbnail: 20, processors: [ImageProcessors.Crop(x: 0, y: 0, width: 10, height: 10)]))
         let bitmap: Bitmap = response.bitmap
         #expect(bitmap.width == 10 && bitmap.height == 10)
         #expect(response.origin == .file)

@@ -34,11 +34,11 @@ struct ColorSampleTests {
     @Test func fastUsesAThumbnailAtLeastItsSizeAndDecodesPastASmallerOne() throws {
         let (data, metadata) = try Self.photo()
         let extractor = DominantColorExtractor(mode: .fastDefault)
-        let large = try Resize(maxPixelSize: 300).process(ImageDecoder().decode(data, options: DecodingOptions()).bitmap)
+        let large = try ImageProcessors.Resize(maxPixelSize: 300).process(ImageDecoder().decode(data, options: DecodingOptions()).bitmap)
         let fromLarge = try extractor.sample(of: data, thumbnail: .init(bitmap: large, maxPixelSize: 300, metadata: metadata))
         #expect(fromLarge.bitmap == large)
         #expect(fromLarge.quality == 1)
-        let small = try Resize(maxPixelSize: 128).process(large)
+        let small = try ImageProcessors.Resize(maxPixelSize: 128).process(large)
         let fromSmall = try extractor.sample(of: data, thumbnail: .init(bitmap: small, maxPixelSize: 128, metadata: metadata))
         #expect(fromSmall.bitmap.width == 320)
         // Exact ignores any thumbnail.

@@ -36,7 +36,7 @@ import LoupeProcessing
             let data = try Data(contentsOf: Repository.root.appendingPathComponent(file))
             let bitmap = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true)).bitmap
             guard bitmap.width >= 256 || bitmap.height >= 256 else { continue }
-            let doubled = try Resize(width: bitmap.width * 2, height: bitmap.height * 2, mode: .exact, allowsUpscaling: true)
+            let doubled = try ImageProcessors.Resize(width: bitmap.width * 2, height: bitmap.height * 2, mode: .exact, allowsUpscaling: true)
                 .process(bitmap)
             for source in [bitmap, doubled] {
                 inputs.append(("\(file) as JPEG \(source.width)x\(source.height)", try ImageEncoder().encode(source, as: .jpeg(quality: 90))))

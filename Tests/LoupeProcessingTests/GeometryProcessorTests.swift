@@ -19,52 +19,52 @@ import Testing
 
     @Test func extendPlacesTheImageOnATransparentCanvas() throws {
         let image = try Self.coordinates(width: 4, height: 3)
-        let result = try Extend(width: 8, height: 5, x: 3, y: 1).process(image)
+        let result = try ImageProcessors.Extend(width: 8, height: 5, x: 3, y: 1).process(image)
         #expect((result.width, result.height) == (8, 5))
         #expect(result.pixel(x: 0, y: 0) == (0, 0, 0, 0))
         #expect(result.pixel(x: 2, y: 1).a == 0 && result.pixel(x: 7, y: 4).a == 0)
         #expect(Self.place(result, 3, 1) == (0, 0))
         #expect(Self.place(result, 6, 3) == (3, 2))
         #expect(result.pixel(x: 6, y: 3).a == 255)
-        let red = try Extend(width: 6, height: 3, x: 1, y: 0, fill: (255, 0, 0, 255)).process(image)
+        let red = try ImageProcessors.Extend(width: 6, height: 3, x: 1, y: 0, fill: (255, 0, 0, 255)).process(image)
         #expect(red.pixel(x: 0, y: 2) == (255, 0, 0, 255) && red.pixel(x: 5, y: 0) == (255, 0, 0, 255))
     }
 
     @Test func extendCutsWhatFallsOutside() throws {
         let image = try Self.coordinates(width: 4, height: 4)
-        let shifted = try Extend(width: 3, height: 3, x: -2, y: -1).process(image)
+        let shifted = try ImageProcessors.Extend(width: 3, height: 3, x: -2, y: -1).process(image)
         #expect(Self.place(shifted, 0, 0) == (2, 1))
         #expect(Self.place(shifted, 1, 2) == (3, 3))
         #expect(shifted.pixel(x: 2, y: 0).a == 0)
-        let missed = try Extend(width: 3, height: 3, x: Int.min, y: Int.max).process(image)
+        let missed = try ImageProcessors.Extend(width: 3, height: 3, x: Int.min, y: Int.max).process(image)
         #expect(missed.pixels.allSatisfy { $0 == 0 })
-        #expect(throws: ProcessingError.self) { try Extend(width: 1 << 20, height: 1 << 20, x: 0, y: 0).process(image) }
-        #expect(throws: ProcessingError.self) { try Extend(width: 0, height: 3, x: 0, y: 0).process(image) }
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Extend(width: 1 << 20, height: 1 << 20, x: 0, y: 0).process(image) }
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Extend(width: 0, height: 3, x: 0, y: 0).process(image) }
     }
 
     @Test func rotationsAreClockwise() throws {
         let image = try Self.coordinates(width: 3, height: 2)
-        let quarter = try RotateFlip(degrees: 90).process(image)
+        let quarter = try ImageProcessors.RotateFlip(degrees: 90).process(image)
         #expect((quarter.width, quarter.height) == (2, 3))
         // Clockwise: the bottom-left corner comes to the top left.
         #expect(Self.place(quarter, 0, 0) == (0, 1))
         #expect(Self.place(quarter, 1, 0) == (0, 0))
-        let half = try RotateFlip(degrees: 180).process(image)
+        let half = try ImageProcessors.RotateFlip(degrees: 180).process(image)
         #expect(Self.place(half, 0, 0) == (2, 1))
-        let three = try RotateFlip(degrees: 270).process(image)
+        let three = try ImageProcessors.RotateFlip(degrees: 270).process(image)
         #expect(Self.place(three, 0, 0) == (2, 0))
-        #expect(try RotateFlip(degrees: -90).process(image) == three)
-        #expect(try RotateFlip(degrees: 360).process(image) == image)
+        #expect(try ImageProcessors.RotateFlip(degrees: -90).process(image) == three)
+        #expect(try ImageProcessors.RotateFlip(degrees: 360).process(image) == image)
     }
 
     @Test func flipsMirrorAfterTheRotation() throws {
         let image = try Self.coordinates(width: 3, height: 2)
-        let horizontal = try RotateFlip(degrees: 0, flipHorizontal: true).process(image)
+        let horizontal = try ImageProcessors.RotateFlip(degrees: 0, flipHorizontal: true).process(image)
         #expect(Self.place(horizontal, 0, 0) == (2, 0))
-        let vertical = try RotateFlip(degrees: 0, flipVertical: true).process(image)
+        let vertical = try ImageProcessors.RotateFlip(degrees: 0, flipVertical: true).process(image)
         #expect(Self.place(vertical, 0, 0) == (0, 1))
-        let both = try RotateFlip(degrees: 90, flipHorizontal: true).process(image)
-        #expect(both == (try RotateFlip(degrees: 0, flipHorizontal: true).process(try RotateFlip(degrees: 90).process(image))))
+        let both = try ImageProcessors.RotateFlip(degrees: 90, flipHorizontal: true).process(image)
+        #expect(both == (try ImageProcessors.RotateFlip(degrees: 0, flipHorizontal: true).process(try ImageProcessors.RotateFlip(degrees: 90).process(image))))
         #expect(Self.place(both, 0, 0) == (0, 0))
     }
 
@@ -82,28 +82,28 @@ import Testing
 
     @Test func trimCutsTheBorder() throws {
         let image = try Self.framed()
-        let trimmed = try Trim().process(image)
+        let trimmed = try ImageProcessors.Trim().process(image)
         #expect((trimmed.width, trimmed.height) == (4, 3))
         #expect(trimmed.pixels.allSatisfy { $0 == 100 || $0 == 255 })
-        #expect(try Trim(threshold: 200).process(image) == image)
-        #expect(try Trim(color: RGBColor(red: 100, green: 100, blue: 100)).process(image) == image)
+        #expect(try ImageProcessors.Trim(threshold: 200).process(image) == image)
+        #expect(try ImageProcessors.Trim(color: RGBColor(red: 100, green: 100, blue: 100)).process(image) == image)
         // Equal sides: left 3, right 3 already; top 2, bottom 3 → the bottom keeps 2.
-        let equal = try Trim(equalHorizontal: true, equalVertical: true).process(image)
+        let equal = try ImageProcessors.Trim(equalHorizontal: true, equalVertical: true).process(image)
         #expect((equal.width, equal.height) == (4, 4))
     }
 
     @Test func trimJudgesTransparencyOverMagenta() throws {
         // A transparent border: over magenta it is one colour, the block differs from it.
         let image = try Self.framed(alpha: 0)
-        #expect(try Trim().process(image).width == 4)
-        #expect(try Trim(color: RGBColor(red: 255, green: 0, blue: 255)).process(image).height == 3)
+        #expect(try ImageProcessors.Trim().process(image).width == 4)
+        #expect(try ImageProcessors.Trim(color: RGBColor(red: 255, green: 0, blue: 255)).process(image).height == 3)
     }
 
     @Test func smartCutKeepsTheDetail() throws {
         var pixels = [UInt8](repeating: 200, count: 40 * 10 * 4)
         for y in 0..<10 { for x in 30..<36 where (x + y) % 2 == 0 { let i = (y * 40 + x) * 4; pixels[i] = 0; pixels[i + 1] = 0; pixels[i + 2] = 0 } }
         let image = try Bitmap(width: 40, height: 10, pixels: pixels)
-        let cut = try SmartCut(width: 10, height: 10).process(image)
+        let cut = try ImageProcessors.SmartCut(width: 10, height: 10).process(image)
         #expect((cut.width, cut.height) == (10, 10))
         #expect(cut.pixels.contains(0))
     }
@@ -111,17 +111,17 @@ import Testing
     /// A rectangle resampled in one pass is the whole image resized, then cut.
     @Test func regionResizeIsResizeThenCut() throws {
         let image = try TestImage.bitmap(width: 300, height: 200, seed: 5)
-        let whole = try Resize(width: 120, height: 80, mode: .exact, allowsUpscaling: true).process(image)
-        let cut = try Crop(x: 30, y: 10, width: 50, height: 40).process(whole)
-        let region = try RegionResize(x: 75, y: 25, width: 125, height: 100, outputWidth: 50, outputHeight: 40).process(image)
+        let whole = try ImageProcessors.Resize(width: 120, height: 80, mode: .exact, allowsUpscaling: true).process(image)
+        let cut = try ImageProcessors.Crop(x: 30, y: 10, width: 50, height: 40).process(whole)
+        let region = try ImageProcessors.RegionResize(x: 75, y: 25, width: 125, height: 100, outputWidth: 50, outputHeight: 40).process(image)
         #expect((region.width, region.height) == (50, 40))
         let difference = zip(cut.pixels, region.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(difference <= 1, "largest channel difference \(difference)")
         #expect(throws: ProcessingError.self) {
-            try RegionResize(x: 290, y: 0, width: 50, height: 10, outputWidth: 5, outputHeight: 1).process(image)
+            try ImageProcessors.RegionResize(x: 290, y: 0, width: 50, height: 10, outputWidth: 5, outputHeight: 1).process(image)
         }
         #expect(throws: ProcessingError.self) {
-            try RegionResize(x: 0, y: 0, width: .nan, height: 10, outputWidth: 5, outputHeight: 1).process(image)
+            try ImageProcessors.RegionResize(x: 0, y: 0, width: .nan, height: 10, outputWidth: 5, outputHeight: 1).process(image)
         }
     }
 }

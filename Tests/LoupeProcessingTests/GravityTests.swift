@@ -17,7 +17,7 @@ import Testing
     @Test func focusPointCentresTheLibrarysCut() throws {
         let source = try Self.strip(width: 200)
         func cut(_ gravity: Gravity) throws -> Bitmap {
-            try BoxResize(width: 50, height: 50, mode: .fill, gravity: gravity).process(source)
+            try ImageProcessors.BoxResize(width: 50, height: 50, mode: .fill, gravity: gravity).process(source)
         }
         #expect(try cut(.focusPoint(x: 0.3, y: 0.5)).pixel(x: 0, y: 0).r == 35)
         #expect(try cut(.focusPoint(x: 0.3, y: 0.5)) == cut(Gravity(.west, offsetX: 35)))

@@ -22,7 +22,7 @@ import LoupeTestSupport
         for (n, item) in cases.enumerated() {
             let data = try Data(contentsOf: Repository.root.appendingPathComponent(item.file))
             let decoded = try ImageDecoder().decode(data, options: DecodingOptions(firstFrameOnly: true)).bitmap
-            let small = try Resize(maxPixelSize: item.box).process(decoded)
+            let small = try ImageProcessors.Resize(maxPixelSize: item.box).process(decoded)
             let path = directory.appendingPathComponent("\(n).rgba").path
             try Data(tightBytes(small)).write(to: URL(fileURLWithPath: path))
             bitmaps.append(small)
@@ -62,7 +62,7 @@ import LoupeTestSupport
         // Landscape flag set, no alpha flag; the stored L count is the short side's (7 * 25 / 100 -> 2).
         #expect(hash[4] & 0x80 != 0 && hash[2] & 0x80 == 0)
         #expect(hash[3] & 7 == 2)
-        #expect(try ThumbHash.encode(Resize(maxPixelSize: 100).process(wide)) == hash)
+        #expect(try ThumbHash.encode(ImageProcessors.Resize(maxPixelSize: 100).process(wide)) == hash)
     }
 }
 

@@ -7,7 +7,7 @@ import LoupeTestSupport
 @Suite struct ResizeTests {
     @Test(arguments: [
         // (source w, h, target w, h, mode, upscale) -> expected output size
-        (400, 300, 200, 200, Resize.Mode.fit, false, 200, 150),
+        (400, 300, 200, 200, ImageProcessors.Resize.Mode.fit, false, 200, 150),
         (300, 400, 200, 200, .fit, false, 150, 200),
         (100, 50, 200, 200, .fit, false, 100, 50),
         (100, 50, 200, 200, .fit, true, 200, 100),
@@ -22,9 +22,9 @@ import LoupeTestSupport
         (100, 50, 200, 20, .exact, true, 200, 20),
         (1000, 1, 10, 10, .fit, false, 10, 1),
     ])
-    func outputSize(_ sw: Int, _ sh: Int, _ tw: Int, _ th: Int, _ mode: Resize.Mode, _ up: Bool, _ ew: Int, _ eh: Int) throws {
+    func outputSize(_ sw: Int, _ sh: Int, _ tw: Int, _ th: Int, _ mode: ImageProcessors.Resize.Mode, _ up: Bool, _ ew: Int, _ eh: Int) throws {
         let bitmap = try makeBitmap(width: sw, height: sh) { x, y in (UInt8(x & 255), UInt8(y & 255), 7, 255) }
-        let result = try Resize(width: tw, height: th, mode: mode, allowsUpscaling: up).process(bitmap)
+        let result = try ImageProcessors.Resize(width: tw, height: th, mode: mode, allowsUpscaling: up).process(bitmap)
         #expect(result.width == ew && result.height == eh)
     }
 
@@ -32,8 +32,8 @@ import LoupeTestSupport
     func uniformImageStaysUniform(_ filter: ResamplingFilter) throws {
         let bitmap = try makeBitmap(width: 333, height: 217) { _, _ in (200, 100, 50, 180) }
         for (w, h) in [(64, 64), (300, 200), (7, 3), (500, 400)] {
-            for mode in [Resize.Mode.fit, .fill, .exact] {
-                let result = try Resize(width: w, height: h, mode: mode, allowsUpscaling: true, filter: filter).process(bitmap)
+            for mode in [ImageProcessors.Resize.Mode.fit, .fill, .exact] {
+                let result = try ImageProcessors.Resize(width: w, height: h, mode: mode, allowsUpscaling: true, filter: filter).process(bitmap)
                 #expect(Set(stride(from: 0, to: result.pixels.count, by: 4).map { result.pixels[$0 ..< $0 + 4] }) == [[200, 100, 50, 180]])
             }
         }
@@ -43,7 +43,7 @@ import LoupeTestSupport
         // Left half: fully transparent red; right half: opaque blue. Straight-alpha filtering
         // would turn the edge purple; premultiplied filtering keeps every visible pixel blue.
         let bitmap = try makeBitmap(width: 200, height: 100) { x, _ in x < 100 ? (255, 0, 0, 0) : (0, 0, 255, 255) }
-        let result = try Resize(width: 37, height: 19, mode: .exact).process(bitmap)
+        let result = try ImageProcessors.Resize(width: 37, height: 19, mode: .exact).process(bitmap)
         var sawEdge = false
         for i in stride(from: 0, to: result.pixels.count, by: 4) where result.pixels[i + 3] > 0 {
             #expect(result.pixels[i] == 0 && result.pixels[i + 2] == 255, "pixel \(i / 4): \(Array(result.pixels[i ..< i + 4]))")
@@ -55,7 +55,7 @@ import LoupeTestSupport
     @Test func fillCropsTheCentre() throws {
         // A 300x100 image: left and right thirds red, centre green. Filling 100x100 keeps green.
         let bitmap = try makeBitmap(width: 300, height: 100) { x, _ in (100..<200).contains(x) ? (0, 255, 0, 255) : (255, 0, 0, 255) }
-        let result = try Resize(width: 50, height: 50, mode: .fill).process(bitmap)
+        let result = try ImageProcessors.Resize(width: 50, height: 50, mode: .fill).process(bitmap)
         #expect(result.width == 50 && result.height == 50)
         // The filter may read past the cut (as Pillow's box does), so look away from its edges.
         for x in [5, 25, 44] {
@@ -63,25 +63,25 @@ import LoupeTestSupport
             #expect(p.g == 255 && p.r == 0, "x \(x): \(p)")
         }
         // Without upscaling, a small image is only cropped at scale 1: exact pixels.
-        let small = try Resize(width: 500, height: 500, mode: .fill).process(bitmap)
+        let small = try ImageProcessors.Resize(width: 500, height: 500, mode: .fill).process(bitmap)
         #expect(small.width == 100 && small.height == 100)
-        #expect(small == (try Crop(x: 100, y: 0, width: 100, height: 100).process(bitmap)))
+        #expect(small == (try ImageProcessors.Crop(x: 100, y: 0, width: 100, height: 100).process(bitmap)))
     }
 
     @Test func sameSizeIsIdentity() throws {
         let bitmap = try makeBitmap(width: 31, height: 17) { x, y in (UInt8(x * 8), UInt8(y * 15), 3, 255) }
-        #expect(try Resize(width: 31, height: 17, mode: .exact).process(bitmap) == bitmap)
-        #expect(try Resize(width: 100, height: 100).process(bitmap) == bitmap)
+        #expect(try ImageProcessors.Resize(width: 31, height: 17, mode: .exact).process(bitmap) == bitmap)
+        #expect(try ImageProcessors.Resize(width: 100, height: 100).process(bitmap) == bitmap)
     }
 
     @Test func badSizesAreTypedErrors() throws {
         let bitmap = try makeBitmap(width: 4, height: 4) { _, _ in (1, 2, 3, 255) }
-        #expect(throws: ProcessingError.invalidSize(width: 0, height: 5)) { try Resize(width: 0, height: 5).process(bitmap) }
-        #expect(throws: ProcessingError.invalidSize(width: -3, height: 5)) { try Resize(width: -3, height: 5).process(bitmap) }
+        #expect(throws: ProcessingError.invalidSize(width: 0, height: 5)) { try ImageProcessors.Resize(width: 0, height: 5).process(bitmap) }
+        #expect(throws: ProcessingError.invalidSize(width: -3, height: 5)) { try ImageProcessors.Resize(width: -3, height: 5).process(bitmap) }
         #expect(throws: ProcessingError.invalidSize(width: 1 << 20, height: 1 << 20)) {
-            try Resize(width: 1 << 20, height: 1 << 20, allowsUpscaling: true).process(bitmap)
+            try ImageProcessors.Resize(width: 1 << 20, height: 1 << 20, allowsUpscaling: true).process(bitmap)
         }
-        #expect(throws: ProcessingError.invalidSize(width: .max, height: 2)) { try Resize(width: .max, height: 2).process(bitmap) }
+        #expect(throws: ProcessingError.invalidSize(width: .max, height: 2)) { try ImageProcessors.Resize(width: .max, height: 2).process(bitmap) }
     }
 
     /// Our resize against Pillow's `Image.resize(..., reducing_gap=2.0)` on the same pixels
@@ -105,7 +105,7 @@ import LoupeTestSupport
                 input.path, "\(bitmap.width)", "\(bitmap.height)", "\(width)", "\(height)", filter.rawValue, output.path,
             ])
             let pillow = try [UInt8](Data(contentsOf: output))
-            let ours = try Resize(width: width, height: height, mode: .exact, filter: filter).process(bitmap)
+            let ours = try ImageProcessors.Resize(width: width, height: height, mode: .exact, filter: filter).process(bitmap)
             let mine = tightBytes(ours)
             try #require(mine.count == pillow.count)
             // Compare premultiplied values: the colour of an almost transparent pixel is noise.
@@ -133,25 +133,25 @@ import LoupeTestSupport
 @Suite struct CropAndOrientationTests {
     @Test func cropCutsAndClips() throws {
         let bitmap = try makeBitmap(width: 10, height: 8) { x, y in (UInt8(x), UInt8(y), 0, 255) }
-        let inner = try Crop(x: 2, y: 3, width: 4, height: 2).process(bitmap)
+        let inner = try ImageProcessors.Crop(x: 2, y: 3, width: 4, height: 2).process(bitmap)
         #expect(inner.width == 4 && inner.height == 2)
         #expect(inner.pixel(x: 0, y: 0) == (2, 3, 0, 255) && inner.pixel(x: 3, y: 1) == (5, 4, 0, 255))
-        let clipped = try Crop(x: -5, y: 6, width: 8, height: 100).process(bitmap)
+        let clipped = try ImageProcessors.Crop(x: -5, y: 6, width: 8, height: 100).process(bitmap)
         #expect(clipped.width == 3 && clipped.height == 2 && clipped.pixel(x: 2, y: 1) == (2, 7, 0, 255))
         #expect(throws: ProcessingError.cropOutsideImage(x: 10, y: 0, width: 5, height: 5)) {
-            try Crop(x: 10, y: 0, width: 5, height: 5).process(bitmap)
+            try ImageProcessors.Crop(x: 10, y: 0, width: 5, height: 5).process(bitmap)
         }
         #expect(throws: ProcessingError.cropOutsideImage(x: .max, y: .max, width: .max, height: .max)) {
-            try Crop(x: .max, y: .max, width: .max, height: .max).process(bitmap)
+            try ImageProcessors.Crop(x: .max, y: .max, width: .max, height: .max).process(bitmap)
         }
         #expect(throws: ProcessingError.cropOutsideImage(x: 0, y: 0, width: 0, height: 3)) {
-            try Crop(x: 0, y: 0, width: 0, height: 3).process(bitmap)
+            try ImageProcessors.Crop(x: 0, y: 0, width: 0, height: 3).process(bitmap)
         }
     }
 
     @Test func orientationUsesTheCodecsTransform() throws {
         let bitmap = try makeBitmap(width: 3, height: 2) { x, y in (UInt8(x), UInt8(y), 0, 255) }
-        let turned = try ApplyOrientation(.right).process(bitmap)
+        let turned = try ImageProcessors.ApplyOrientation(.right).process(bitmap)
         #expect(turned == ExifOrientation.right.apply(to: bitmap))
         #expect(turned.width == 2 && turned.height == 3)
         // Stored bottom-left pixel shows top-left after a clockwise quarter turn.
@@ -161,30 +161,30 @@ import LoupeTestSupport
 
 @Suite struct ProcessorIdentityTests {
     @Test func identifiersAreStableAndParameterComplete() {
-        #expect(Resize(width: 256, height: 256).identifier == "loupe.resize(256x256,fit,noup,lanczos3)")
-        #expect(Resize(width: 10, height: 20, mode: .fill, allowsUpscaling: true, filter: .catmullRom).identifier
+        #expect(ImageProcessors.Resize(width: 256, height: 256).identifier == "loupe.resize(256x256,fit,noup,lanczos3)")
+        #expect(ImageProcessors.Resize(width: 10, height: 20, mode: .fill, allowsUpscaling: true, filter: .catmullRom).identifier
             == "loupe.resize(10x20,fill,up,catmullRom)")
-        #expect(Crop(x: 1, y: 2, width: 3, height: 4).identifier == "loupe.crop(1,2,3,4)")
-        #expect(ApplyOrientation(.left).identifier == "loupe.orient(8)")
-        #expect(Resize(width: 1, height: 2).identifier != Resize(width: 2, height: 1).identifier)
+        #expect(ImageProcessors.Crop(x: 1, y: 2, width: 3, height: 4).identifier == "loupe.crop(1,2,3,4)")
+        #expect(ImageProcessors.ApplyOrientation(.left).identifier == "loupe.orient(8)")
+        #expect(ImageProcessors.Resize(width: 1, height: 2).identifier != ImageProcessors.Resize(width: 2, height: 1).identifier)
     }
 
     @Test func chainsRunInOrderAndFlatten() throws {
-        let chain = ApplyOrientation(.right).then(Crop(x: 0, y: 0, width: 2, height: 2)).then(Resize(width: 1, height: 1, mode: .exact))
+        let chain = ImageProcessors.ApplyOrientation(.right).then(ImageProcessors.Crop(x: 0, y: 0, width: 2, height: 2)).then(ImageProcessors.Resize(width: 1, height: 1, mode: .exact))
         #expect(chain.processors.count == 3)
         #expect(chain.identifier == "loupe.orient(6)|loupe.crop(0,0,2,2)|loupe.resize(1x1,exact,noup,lanczos3)")
-        #expect(ProcessorChain([chain]).identifier == chain.identifier)
-        #expect(ProcessorChain([]).identifier == "loupe.identity")
+        #expect(ImageProcessors.ProcessorChain([chain]).identifier == chain.identifier)
+        #expect(ImageProcessors.ProcessorChain([]).identifier == "loupe.identity")
 
         let bitmap = try makeBitmap(width: 4, height: 2) { x, _ in x < 2 ? (255, 0, 0, 255) : (0, 0, 255, 255) }
         // Turned upright it is 2x4 with the stored left (red) columns on top; the crop keeps those.
         let result = try chain.process(bitmap)
         #expect(result.width == 1 && result.height == 1 && result.pixel(x: 0, y: 0) == (255, 0, 0, 255))
-        let steps = try Resize(width: 1, height: 1, mode: .exact)
-            .process(Crop(x: 0, y: 0, width: 2, height: 2).process(ApplyOrientation(.right).process(bitmap)))
+        let steps = try ImageProcessors.Resize(width: 1, height: 1, mode: .exact)
+            .process(ImageProcessors.Crop(x: 0, y: 0, width: 2, height: 2).process(ImageProcessors.ApplyOrientation(.right).process(bitmap)))
         #expect(result == steps)
         // Order is part of the identity.
-        #expect(ProcessorChain([Crop(x: 0, y: 0, width: 2, height: 2), ApplyOrientation(.right)]).identifier
-            != ProcessorChain([ApplyOrientation(.right), Crop(x: 0, y: 0, width: 2, height: 2)]).identifier)
+        #expect(ImageProcessors.ProcessorChain([ImageProcessors.Crop(x: 0, y: 0, width: 2, height: 2), ImageProcessors.ApplyOrientation(.right)]).identifier
+            != ImageProcessors.ProcessorChain([ImageProcessors.ApplyOrientation(.right), ImageProcessors.Crop(x: 0, y: 0, width: 2, height: 2)]).identifier)
     }
 }

@@ -29,7 +29,7 @@ import Testing
             func thumbnail(decodedAt maxPixelSize: Int?) throws -> (Bitmap, Int) {
                 let options = DecodingOptions(maxPixelSize: maxPixelSize, colorManagement: .keepSourcePixels)
                 let decoded = try ImageDecoder().decode(data, options: options).bitmap
-                return (try Resize(maxPixelSize: test.target).process(decoded), max(decoded.width, decoded.height))
+                return (try ImageProcessors.Resize(maxPixelSize: test.target).process(decoded), max(decoded.width, decoded.height))
             }
             let scaled = try thumbnail(decodedAt: test.target)
             // The old choice: the half-size decode, asked for by its own size.

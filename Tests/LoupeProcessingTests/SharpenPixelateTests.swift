@@ -36,7 +36,7 @@ import Testing
     /// edge averages its pixels with their mirror images (the image padded by mirroring).
     @Test func pixelateBlocksAreUniformAveragesAlignedTopLeftWithMirroredEdges() throws {
         let source = try Self.noise(width: 10, height: 7, seed: 3, alpha: true)
-        let result = try Pixelate(size: 4).process(source)
+        let result = try ImageProcessors.Pixelate(size: 4).process(source)
         #expect((result.width, result.height) == (10, 7))
         // Blocks: columns 0-3, 4-7, 8-9 (padded with 9, 8); rows 0-3, 4-6 (padded with 6).
         let columnBlocks: [(range: ClosedRange<Int>, padded: [Int])] = [(0...3, [0, 1, 2, 3]), (4...7, [4, 5, 6, 7]), (8...9, [8, 9, 9, 8])]
@@ -57,23 +57,23 @@ import Testing
     /// shorter side.
     @Test func pixelateLargerThanTheImageIsOneBlock() throws {
         let source = try Self.noise(width: 6, height: 4, seed: 5)
-        let result = try Pixelate(size: 1_000).process(source)
+        let result = try ImageProcessors.Pixelate(size: 1_000).process(source)
         let expected = Self.mean(source, columns: Array(0..<6), rows: [0, 1, 2, 3, 3, 2])
         for y in 0..<4 { for x in 0..<6 { #expect(Self.channels(result, x, y) == expected) } }
         // A thin image: the padding repeats the two columns back and forth (0 1 1 0 0 1 1 0 0).
         let thin = try Self.noise(width: 2, height: 9, seed: 9)
-        let column = try Pixelate(size: 50).process(thin)
+        let column = try ImageProcessors.Pixelate(size: 50).process(thin)
         let thinExpected = Self.mean(thin, columns: [0, 1, 1, 0, 0, 1, 1, 0, 0], rows: Array(0..<9))
         for y in 0..<9 { for x in 0..<2 { #expect(Self.channels(column, x, y) == thinExpected) } }
     }
 
     @Test func pixelateOfOneOrZeroChangesNothingAndNegativeIsRefused() throws {
         let source = try Self.noise(width: 9, height: 5, seed: 7)
-        #expect(try Pixelate(size: 1).process(source) == source)
-        #expect(try Pixelate(size: 0).process(source) == source)
-        #expect(try Pixelate(size: 3).process(source) != source)
-        #expect(throws: ProcessingError.self) { try Pixelate(size: -2).process(source) }
-        #expect(Pixelate(size: 3).identifier != Pixelate(size: 4).identifier)
+        #expect(try ImageProcessors.Pixelate(size: 1).process(source) == source)
+        #expect(try ImageProcessors.Pixelate(size: 0).process(source) == source)
+        #expect(try ImageProcessors.Pixelate(size: 3).process(source) != source)
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Pixelate(size: -2).process(source) }
+        #expect(ImageProcessors.Pixelate(size: 3).identifier != ImageProcessors.Pixelate(size: 4).identifier)
     }
 
     /// A vertical edge between two greys, `left` on columns 0..<20 and `right` on 20..<40.
@@ -85,13 +85,13 @@ import Testing
     /// most 20 and 10 L* units; far from the edge nothing changes.
     @Test func sharpenRaisesEdgeContrastWithinLibvipsLimits() throws {
         let source = try Self.edge(left: 90, right: 170)
-        let result = try Sharpen(sigma: 1).process(source)
+        let result = try ImageProcessors.Sharpen(sigma: 1).process(source)
         let darkBefore = source.pixel(x: 19, y: 6), lightBefore = source.pixel(x: 20, y: 6)
         let dark = result.pixel(x: 19, y: 6), light = result.pixel(x: 20, y: 6)
         #expect(dark.r < darkBefore.r && light.r > lightBefore.r, "\(dark) \(light)")
         // Grey stays grey: only the lightness moves.
         #expect(dark.r == dark.g && dark.g == dark.b && light.r == light.g && light.g == light.b)
-        let lightness = { (p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) in Sharpen.lab(p.r, p.g, p.b).x }
+        let lightness = { (p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) in ImageProcessors.Sharpen.lab(p.r, p.g, p.b).x }
         #expect(lightness(darkBefore) - lightness(dark) <= 20.01)
         #expect(lightness(light) - lightness(lightBefore) <= 10.01)
         for y in 0..<12 {
@@ -106,34 +106,34 @@ import Testing
     /// gradients (under libvips' threshold of 2 L* units) are left alone; alpha is kept.
     @Test func sharpenLeavesFlatAreasGradientsAndAlphaAlone() throws {
         let photo = try Self.noise(width: 16, height: 9, seed: 11, alpha: true)
-        #expect(try Sharpen(sigma: 0).process(photo) == photo)
+        #expect(try ImageProcessors.Sharpen(sigma: 0).process(photo) == photo)
         let flat = try makeBitmap(width: 20, height: 20) { _, _ in (30, 140, 200, 255) }
-        #expect(try Sharpen(sigma: 2).process(flat) == flat)
+        #expect(try ImageProcessors.Sharpen(sigma: 2).process(flat) == flat)
         let gradient = try makeBitmap(width: 60, height: 4) { x, _ in (UInt8(60 + x), UInt8(60 + x), UInt8(60 + x), 255) }
-        #expect(try Sharpen(sigma: 1.5).process(gradient) == gradient)
+        #expect(try ImageProcessors.Sharpen(sigma: 1.5).process(gradient) == gradient)
         let translucent = try Self.edge(left: 40, right: 200, alpha: 128)
-        let sharpened = try Sharpen(sigma: 1).process(translucent)
+        let sharpened = try ImageProcessors.Sharpen(sigma: 1).process(translucent)
         #expect(sharpened != translucent)
         #expect(sharpened.pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 128 })
         // Premultiplied, as imgproxy sharpens images with alpha: a transparent white neighbour
         // counts as black, so the opaque grey beside it gets lighter, not darker.
         let beside = try makeBitmap(width: 40, height: 12) { x, _ in x < 20 ? (128, 128, 128, 255) : (255, 255, 255, 0) }
-        let edgeLit = try Sharpen(sigma: 1).process(beside)
+        let edgeLit = try ImageProcessors.Sharpen(sigma: 1).process(beside)
         #expect(edgeLit.pixel(x: 19, y: 5).r > 128)
         #expect(edgeLit.pixel(x: 20, y: 5).a == 0)
-        #expect(throws: ProcessingError.self) { try Sharpen(sigma: -1).process(flat) }
-        #expect(throws: ProcessingError.self) { try Sharpen(sigma: Sharpen.maximumSigma + 1).process(flat) }
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Sharpen(sigma: -1).process(flat) }
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Sharpen(sigma: ImageProcessors.Sharpen.maximumSigma + 1).process(flat) }
     }
 
     /// `vips_gaussmat`'s mask as `vips_sharpen` asks for it: out to where the Gaussian falls
     /// under 0.2, weights rounded to twentieths.
     @Test func sharpenKernelFollowsLibvipsMask() {
         // sigma 0.5: exp(-1/0.5) = 0.135 < 0.2 at x = 1, which still belongs to the mask.
-        let small = Sharpen.kernel(sigma: 0.5)
+        let small = ImageProcessors.Sharpen.kernel(sigma: 0.5)
         #expect(small.count == 3)
         #expect(abs(small[1] - 20 / 26) < 1e-6 && abs(small[0] - 3 / 26) < 1e-6)
         // sigma 2: exp(-9/8) = 0.32, exp(-16/8) = 0.135: taps -4...4.
-        #expect(Sharpen.kernel(sigma: 2).count == 9)
-        #expect(abs(Sharpen.kernel(sigma: 3.7).reduce(0, +) - 1) < 1e-5)
+        #expect(ImageProcessors.Sharpen.kernel(sigma: 2).count == 9)
+        #expect(abs(ImageProcessors.Sharpen.kernel(sigma: 3.7).reduce(0, +) - 1) < 1e-5)
     }
 }

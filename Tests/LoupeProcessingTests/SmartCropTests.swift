@@ -33,11 +33,11 @@ import Testing
     @Test(arguments: [(300, 100, 220, 20), (300, 100, 10, 20), (100, 300, 20, 200), (400, 100, 130, 20)])
     func theCutKeepsTheDetailedPatch(width: Int, height: Int, patchX: Int, patchY: Int) throws {
         let image = try Self.patched(width: width, height: height, patchX: patchX, patchY: patchY)
-        let smart = try BoxResize(width: 100, height: 100, mode: .fill, gravity: .smart).process(image)
+        let smart = try ImageProcessors.BoxResize(width: 100, height: 100, mode: .fill, gravity: .smart).process(image)
         #expect((smart.width, smart.height) == (100, 100))
         #expect(Self.patchPixels(smart) == 3600)
         if patchX != 130 {
-            let centre = try BoxResize(width: 100, height: 100, mode: .fill, gravity: .center).process(image)
+            let centre = try ImageProcessors.BoxResize(width: 100, height: 100, mode: .fill, gravity: .center).process(image)
             #expect(Self.patchPixels(centre) == 0)
         }
     }
@@ -47,7 +47,7 @@ import Testing
         // Patch at 250..<310 in 400: full cuts start at 210...250, the middle is 230, leaving 20
         // grey columns before the patch (a grid cell, 6.25 px, of tolerance).
         let image = try Self.patched(width: 400, height: 100, patchX: 250, patchY: 20)
-        let smart = try BoxResize(width: 100, height: 100, mode: .fill, gravity: .smart).process(image)
+        let smart = try ImageProcessors.BoxResize(width: 100, height: 100, mode: .fill, gravity: .smart).process(image)
         let firstPatchColumn = (0..<100).first { x in smart.pixel(x: x, y: 50).r != 128 }
         let column = try #require(firstPatchColumn)
         #expect(abs(column - 20) <= 7)

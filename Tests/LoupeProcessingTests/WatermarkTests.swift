@@ -55,16 +55,16 @@ import Testing
     @Test func blendsAtTheOpacity() throws {
         let image = try Bitmap(width: 20, height: 20, pixels: [UInt8](repeating: 255, count: 20 * 20 * 4))
         let mark = try Bitmap(width: 4, height: 4, pixels: (0..<16).flatMap { _ in [UInt8(255), 0, 0, 255] })
-        let full = try Watermark(mark: mark, markIdentity: "red", opacity: 1, position: .northWest).process(image)
+        let full = try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 1, position: .northWest).process(image)
         #expect(full.pixel(x: 0, y: 0) == (255, 0, 0, 255))
         #expect(full.pixel(x: 3, y: 3) == (255, 0, 0, 255))
         #expect(full.pixel(x: 4, y: 4) == (255, 255, 255, 255))
-        let quarter = try Watermark(mark: mark, markIdentity: "red", opacity: 0.25, position: .southEast).process(image)
+        let quarter = try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 0.25, position: .southEast).process(image)
         let blended = quarter.pixel(x: 19, y: 19)
         #expect(blended.r == 255 && blended.a == 255)
         #expect(abs(Int(blended.g) - 191) <= 1 && abs(Int(blended.b) - 191) <= 1)
         #expect(quarter.pixel(x: 15, y: 15) == (255, 255, 255, 255))
-        let none = try Watermark(mark: mark, markIdentity: "red", opacity: 0, position: .center).process(image)
+        let none = try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 0, position: .center).process(image)
         #expect(none == image)
     }
 
@@ -73,7 +73,7 @@ import Testing
     @Test func overTransparencyKeepsTheMarksColour() throws {
         let image = try Bitmap(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 8 * 8 * 4))
         let mark = try Bitmap(width: 8, height: 8, pixels: (0..<64).flatMap { _ in [UInt8(0), 200, 0, 255] })
-        let result = try Watermark(mark: mark, markIdentity: "green", opacity: 0.5).process(image)
+        let result = try ImageProcessors.Watermark(mark: mark, markIdentity: "green", opacity: 0.5).process(image)
         let pixel = result.pixel(x: 4, y: 4)
         #expect(pixel.r == 0 && pixel.g == 200 && pixel.b == 0)
         #expect(abs(Int(pixel.a) - 128) <= 1)
@@ -83,7 +83,7 @@ import Testing
     @Test func tiledCoversEachCell() throws {
         let image = try Bitmap(width: 50, height: 50, pixels: [UInt8](repeating: 255, count: 50 * 50 * 4))
         let mark = try Bitmap(width: 6, height: 6, pixels: (0..<36).flatMap { _ in [UInt8(255), 0, 0, 255] })
-        let result = try Watermark(mark: mark, markIdentity: "red", opacity: 1, position: .replicate, xOffset: 4, yOffset: 4).process(image)
+        let result = try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 1, position: .replicate, xOffset: 4, yOffset: 4).process(image)
         for cellY in 0..<5 {
             for cellX in 0..<5 {
                 #expect(result.pixel(x: cellX * 10 + 2, y: cellY * 10 + 2) == (255, 0, 0, 255))
@@ -99,17 +99,17 @@ import Testing
     @Test func hugeScalesAreRefused() throws {
         let image = try Bitmap(width: 20, height: 20, pixels: [UInt8](repeating: 255, count: 20 * 20 * 4))
         let mark = try Bitmap(width: 2, height: 2, pixels: (0..<4).flatMap { _ in [UInt8(255), 0, 0, 255] })
-        #expect(throws: ProcessingError.self) { try Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 1000).process(image) }
-        let doubled = try Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 2).process(image)
+        #expect(throws: ProcessingError.self) { try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 1000).process(image) }
+        let doubled = try ImageProcessors.Watermark(mark: mark, markIdentity: "red", opacity: 1, scale: 2).process(image)
         #expect(doubled.pixel(x: 0, y: 0) == (255, 0, 0, 255))
     }
 
     /// The identifier names the mark's content and every parameter (cache keys).
     @Test func identifierNamesTheMarkAndParameters() throws {
         let mark = try Bitmap(width: 1, height: 1, pixels: [255, 0, 0, 255])
-        let a = Watermark(mark: mark, markIdentity: "one", opacity: 0.5, position: .east, xOffset: 3)
-        let b = Watermark(mark: mark, markIdentity: "two", opacity: 0.5, position: .east, xOffset: 3)
-        let c = Watermark(mark: mark, markIdentity: "one", opacity: 0.5, position: .east, xOffset: 4)
+        let a = ImageProcessors.Watermark(mark: mark, markIdentity: "one", opacity: 0.5, position: .east, xOffset: 3)
+        let b = ImageProcessors.Watermark(mark: mark, markIdentity: "two", opacity: 0.5, position: .east, xOffset: 3)
+        let c = ImageProcessors.Watermark(mark: mark, markIdentity: "one", opacity: 0.5, position: .east, xOffset: 4)
         #expect(a.identifier != b.identifier && a.identifier != c.identifier)
     }
 }
@@ -127,7 +127,7 @@ import Testing
         }
         let image = try Bitmap(width: 40, height: 30, pixels: noise(40 * 30 * 4))
         let mark = try Bitmap(width: 16, height: 12, pixels: noise(16 * 12 * 4))
-        let ours = try Watermark(mark: mark, markIdentity: "noise", opacity: 0.7, position: .southEast, xOffset: -5, yOffset: 3)
+        let ours = try ImageProcessors.Watermark(mark: mark, markIdentity: "noise", opacity: 0.7, position: .southEast, xOffset: -5, yOffset: 3)
             .process(image)
         // South-east with x offset −5 and y offset 3: x = 40 − 16 + 5 = 29 (partly off the right
         // edge), y = 30 − 12 − 3 = 15.

@@ -109,7 +109,7 @@ import Testing
             options[keyPath: path] = Gravity(.north, offsetX: (options[keyPath: path]?.offsetX ?? 0) + 1)
         case let path as WritableKeyPath<ProcessingOptions, RGBColor?>:
             options[keyPath: path] = RGBColor(red: (options[keyPath: path]?.red ?? 0) &+ 9, green: 1, blue: 2)
-        case let path as WritableKeyPath<ProcessingOptions, BoxResize.Mode>: options[keyPath: path] = options[keyPath: path] == .fill ? .force : .fill
+        case let path as WritableKeyPath<ProcessingOptions, ImageProcessors.BoxResize.Mode>: options[keyPath: path] = options[keyPath: path] == .fill ? .force : .fill
         case let path as WritableKeyPath<ProcessingOptions, ImageFormat?>: options[keyPath: path] = options[keyPath: path] == .webp ? .png : .webp
         case let path as WritableKeyPath<ProcessingOptions, Set<ImageFormat>>:
             options[keyPath: path].insert(options[keyPath: path].contains(.png) ? .gif : .png)
@@ -121,7 +121,7 @@ import Testing
         case let path as WritableKeyPath<ProcessingOptions, WatermarkPosition>:
             options[keyPath: path] = options[keyPath: path] == .north ? .south : .north
         case let path as WritableKeyPath<ProcessingOptions, ThumborFilterSteps>:
-            options[keyPath: path].steps.append(ChannelTables.brightness(percent: options[keyPath: path].steps.count + 1))
+            options[keyPath: path].steps.append(ImageProcessors.ChannelTables.brightness(percent: options[keyPath: path].steps.count + 1))
         case let path as WritableKeyPath<ProcessingOptions, [ThumborWatermark]>:
             let call = ThumborFilterCall(name: "watermark", values: ["mark\(options[keyPath: path].count).png", "1", "2", "30"])
             guard let mark = try? ThumborWatermark(call) else { return false }

@@ -52,7 +52,7 @@ import Testing
                 let pixelated = try await server.request(insecurePath("pix:4", noise, extension: "png"))
                 #expect(pixelated.status == 200)
                 let blocks = try Self.bitmap(pixelated.body)
-                #expect(blocks == (try Pixelate(size: 4).process(source)))
+                #expect(blocks == (try ImageProcessors.Pixelate(size: 4).process(source)))
                 #expect((0..<4).allSatisfy { y in (0..<4).allSatisfy { x in blocks.pixel(x: x, y: y) == blocks.pixel(x: 0, y: 0) } })
                 #expect(blocks.pixel(x: 4, y: 0) != blocks.pixel(x: 3, y: 0))
                 // After the resize: 10×7 fitted into 5 wide, pixelated in 2s.

@@ -7,7 +7,7 @@ import Testing
 /// `red_eye()` against thumbor's own red-eye tests (`tests/filters/test_redeye.py` and its two
 /// fixtures, from thumbor's source distribution): the face box its `config_context` sets (read
 /// from the test's source, as `thumbor_filter_cases.py` reports it) cannot be asked for in a URL,
-/// so it is handed to ``RedEye`` directly, and the result compared with thumbor's expected image
+/// so it is handed to ``ImageProcessors.RedEye`` directly, and the result compared with thumbor's expected image
 /// by SSIM against the test's own bound; without a face, the image is thumbor's passthrough.
 @Suite struct RedEyeConformanceTests {
     @Test func redEyesAreCorrectedAsThumborsTestExpects() async throws {
@@ -18,7 +18,7 @@ import Testing
             let source = try ImageDecoder().decode(try Data(contentsOf: fixtures.appendingPathComponent(item.source))).bitmap
             let expected = try ImageDecoder().decode(try Data(contentsOf: fixtures.appendingPathComponent(try #require(item.expectedFixture)))).bitmap
             let faces = try Self.faces(in: item, width: expected.width, height: expected.height)
-            let corrected = try RedEye(faces: faces).process(source)
+            let corrected = try ImageProcessors.RedEye(faces: faces).process(source)
             let ssim = try #require(StructuralSimilarity.index(corrected, expected, mode: item.mode))
             #expect(ssim > item.threshold, "\(item.name): SSIM \(ssim)")
             if faces.isEmpty {
@@ -35,7 +35,7 @@ import Testing
     /// The face box of a case's `config_context`: `FocalPoint.from_square(l, t, image_w - a,
     /// image_h - b, origin="Face Detection")`, boxed as thumbor's filter boxes a focal point
     /// (its centre ± half its size); none when the test sets no focal point.
-    static func faces(in item: ThumborFilterConformanceTests.Case, width: Int, height: Int) throws -> [RedEye.Box] {
+    static func faces(in item: ThumborFilterConformanceTests.Case, width: Int, height: Int) throws -> [ImageProcessors.RedEye.Box] {
         guard let line = item.unsupported.first(where: { $0.contains("FocalPoint.from_square") }) else { return [] }
         let pattern = try NSRegularExpression(pattern: #"from_square\((\d+), (\d+), image_w - (\d+), image_h - (\d+)"#)
         let match = try #require(pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)), "\(line)")
@@ -44,7 +44,7 @@ import Testing
         }
         let (left, top, boxWidth, boxHeight) = (numbers[0], numbers[1], width - numbers[2], height - numbers[3])
         let centre = (x: left + boxWidth / 2, y: top + boxHeight / 2)
-        return [RedEye.Box(x: Int(Double(centre.x) - Double(boxWidth) / 2), y: Int(Double(centre.y) - Double(boxHeight) / 2),
+        return [ImageProcessors.RedEye.Box(x: Int(Double(centre.x) - Double(boxWidth) / 2), y: Int(Double(centre.y) - Double(boxHeight) / 2),
                            width: boxWidth, height: boxHeight)]
     }
 

@@ -63,7 +63,7 @@ import Testing
 
     static let photo: Result<Data, any Error> = Result {
         let decoded = try ImageDecoder().decode(Corpus.data("skimage/chelsea.png"))
-        let bitmap = try Resize(width: 2000, height: 1500, mode: .exact, allowsUpscaling: true).process(decoded.bitmap)
+        let bitmap = try ImageProcessors.Resize(width: 2000, height: 1500, mode: .exact, allowsUpscaling: true).process(decoded.bitmap)
         return try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90))
     }
 

@@ -98,11 +98,11 @@ import Testing
         #expect(url.options.format == .webp)
         // thumbor's own blur (its kernel cut at the radius), not imgproxy's: a step of its own.
         #expect(url.options.blur == 0)
-        #expect(url.options.thumborFilters.steps.map(\.identifier) == [ThumborBlur(radius: 3)?.identifier])
+        #expect(url.options.thumborFilters.steps.map(\.identifier) == [ImageProcessors.ThumborBlur(radius: 3)?.identifier])
         // As thumbor: a radius of 0 is refused and the filter left out; one past 150 is cut to it.
         #expect(try ThumborURL(path: "/unsafe/filters:blur(0)/a.jpg").options.thumborFilters.steps.isEmpty)
         #expect(try ThumborURL(path: "/unsafe/filters:blur(500)/a.jpg").options.thumborFilters.steps.map(\.identifier)
-            == [ThumborBlur(radius: 150, sigma: 500)?.identifier])
+            == [ImageProcessors.ThumborBlur(radius: 150, sigma: 500)?.identifier])
         #expect(url.options.rotate == 270)
         #expect(url.options.background == RGBColor(red: 255, green: 0, blue: 0))
         #expect(url.filters.map(\.name) == ["quality", "format", "blur", "rotate", "unknown", "background_color"])

@@ -308,7 +308,7 @@ import Testing
     }
 
     @Test func storeAllKeepsProcessedImagesOnDisk() async throws {
-        let request = ImageRequest(url: server.url("photo.jpg"), thumbnail: 64, processors: [Crop(x: 0, y: 0, width: 32, height: 32)])
+        let request = ImageRequest(url: server.url("photo.jpg"), thumbnail: 64, processors: [ImageProcessors.Crop(x: 0, y: 0, width: 32, height: 32)])
         do {
             let (pipeline, disk) = try makePipeline(folder: folder, date: date) { $0.dataCachePolicy = .storeAll }
             let first = try await pipeline.image(for: request)

@@ -24,11 +24,11 @@ import Testing
                 $0.logger = CapturingLogHandler.logger(level: .debug, store: store)
             }
             let url = origin.url("/photo.jpg")
-            let request = ImageRequest(url: url, thumbnail: 64, processors: [Crop(x: 0, y: 0, width: 32, height: 32)])
+            let request = ImageRequest(url: url, thumbnail: 64, processors: [ImageProcessors.Crop(x: 0, y: 0, width: 32, height: 32)])
             _ = try await pipeline.image(for: request)
             _ = try await pipeline.image(for: request)
 
-            let key = "\(url.absoluteString) | loupe.thumbnail(64) | \(Crop(x: 0, y: 0, width: 32, height: 32).identifier)"
+            let key = "\(url.absoluteString) | loupe.thumbnail(64) | \(ImageProcessors.Crop(x: 0, y: 0, width: 32, height: 32).identifier)"
             let entries = store.all
             #expect(entries.allSatisfy { $0.level == .debug })
             #expect(entries.map(\.message) == ["loading", "data loaded", "decoded", "processed", "loaded", "loaded"])

@@ -103,12 +103,12 @@ import Testing
 
     @Test func previewsRunTheRequestsCheapProcessorsAndSkipCostlyOnes() async throws {
         let body = try TestImage.photoJPEG(progressive: true)
-        let cropped = try await Self.load(body) { $0.processors = [Crop(x: 10, y: 10, width: 100, height: 80)] }.seen
+        let cropped = try await Self.load(body) { $0.processors = [ImageProcessors.Crop(x: 10, y: 10, width: 100, height: 80)] }.seen
         let preview = try #require(cropped.previews.last)
         #expect(preview.isProcessed && preview.bitmap.width == 100 && preview.bitmap.height == 80)
         #expect(try cropped.result?.get().bitmap.width == 100)
 
-        let blurred = try await Self.load(body) { $0.processors = [GaussianBlur(sigma: 12)] }.seen
+        let blurred = try await Self.load(body) { $0.processors = [ImageProcessors.GaussianBlur(sigma: 12)] }.seen
         let unprocessed = try #require(blurred.previews.last)
         #expect(!unprocessed.isProcessed, "a wide blur costs more than a preview may take")
         #expect(try blurred.result?.get().bitmap.width == unprocessed.bitmap.width)

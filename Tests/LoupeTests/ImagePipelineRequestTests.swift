@@ -302,7 +302,7 @@ import Testing
     @Test func bytesUnderAnIdentifierAreDecodedProcessedAndCached() async throws {
         let (pipeline, _) = try makePipeline(folder: folder, date: date)
         let bytes = try TestImage.png(width: 100, height: 50, seed: 3)
-        let request = ImageRequest(id: "generated/1", data: bytes, thumbnail: 40, processors: [Crop(x: 0, y: 0, width: 20, height: 10)])
+        let request = ImageRequest(id: "generated/1", data: bytes, thumbnail: 40, processors: [ImageProcessors.Crop(x: 0, y: 0, width: 20, height: 10)])
         let first = try await pipeline.image(for: request)
         #expect(first.origin == .provided)
         #expect(first.bitmap.width == 20 && first.bitmap.height == 10)

@@ -23,10 +23,10 @@ import Testing
         let pipeline = gatedPipeline(loader)
         let url = try temporaryFile(TestImage.png(width: 200, height: 100))
         let runs = Recorder<String>()
-        let crop = CountingProcessor(base: Crop(x: 0, y: 0, width: 160, height: 100), runs: runs)
-        let resize = CountingProcessor(base: Resize(width: 80, height: 80), runs: runs)
-        let small = CountingProcessor(base: Resize(width: 16, height: 16), runs: runs)
-        let flip = CountingProcessor(base: Crop(x: 0, y: 0, width: 40, height: 40), runs: runs)
+        let crop = CountingProcessor(base: ImageProcessors.Crop(x: 0, y: 0, width: 160, height: 100), runs: runs)
+        let resize = CountingProcessor(base: ImageProcessors.Resize(width: 80, height: 80), runs: runs)
+        let small = CountingProcessor(base: ImageProcessors.Resize(width: 16, height: 16), runs: runs)
+        let flip = CountingProcessor(base: ImageProcessors.Crop(x: 0, y: 0, width: 40, height: 40), runs: runs)
         let first = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop, resize, small])) }
         let second = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop, resize, flip])) }
         let third = Task { try await pipeline.image(for: ImageRequest(url: url, processors: [crop])) }

@@ -29,8 +29,8 @@ import Testing
         #expect(request.imageKey.thumbnail == 128)
         #expect(request.dataKey == other.absoluteString, "the thumbnail is not part of the data's identity")
 
-        request.processors = [Crop(x: 0, y: 0, width: 8, height: 8)]
-        #expect(request.processorIdentifiers == [Crop(x: 0, y: 0, width: 8, height: 8).identifier])
+        request.processors = [ImageProcessors.Crop(x: 0, y: 0, width: 8, height: 8)]
+        #expect(request.processorIdentifiers == [ImageProcessors.Crop(x: 0, y: 0, width: 8, height: 8).identifier])
         #expect(request.imageKey.processorIdentifiers == request.processorIdentifiers)
 
         request.cacheKey = "photo-without-signature"
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func stageKeysAreEqualExactlyWhenImageAndCachePolicyAre() {
-        let crop = Crop(x: 0, y: 0, width: 8, height: 8)
+        let crop = ImageProcessors.Crop(x: 0, y: 0, width: 8, height: 8)
         let a = ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64, processors: [crop], priority: .low))
         let b = ImagePipeline.StageKey(ImageRequest(url: url, thumbnail: 64, processors: [crop], priority: .veryHigh))
         #expect(a == b, "priority does not split the work")

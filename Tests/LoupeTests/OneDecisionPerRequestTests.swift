@@ -59,7 +59,7 @@ import Testing
         func minimumSourceScale(for plan: Plan) -> Double { 0.5 }
 
         func process(_ bitmap: Bitmap, plan: Plan) throws(ProcessingError) -> Bitmap {
-            try Resize(width: plan.width, height: plan.height, mode: .exact, allowsUpscaling: true).process(bitmap)
+            try ImageProcessors.Resize(width: plan.width, height: plan.height, mode: .exact, allowsUpscaling: true).process(bitmap)
         }
 
         func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {

@@ -26,7 +26,7 @@ import Testing
         let thumbnail = try DecodeStage.decodeWork(data, thumbnail: size, decoder: ImageDecoder(), limits: DecodingLimits()).bitmap
         func resized(_ management: ColorManagement) throws -> Bitmap {
             let options = DecodingOptions(maxPixelSize: size, appliesOrientation: true, colorManagement: management)
-            return try Resize(maxPixelSize: size).process(ImageDecoder().decode(data, options: options).bitmap)
+            return try ImageProcessors.Resize(maxPixelSize: size).process(ImageDecoder().decode(data, options: options).bitmap)
         }
         let convertedFirst = try resized(.convertToSRGB)
         let unconverted = try resized(.keepSourcePixels)

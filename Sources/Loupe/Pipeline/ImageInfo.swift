@@ -133,7 +133,7 @@ public struct ImageInfo: Codable, Sendable, Equatable {
     /// The BlurHash of `bitmap` as every output computes it: 4×3 components of the pixels
     /// scaled to fit 32 px.
     public static func blurhash(of bitmap: Bitmap) throws(ProcessingError) -> String {
-        try BlurHash.encode(Resize(maxPixelSize: 32).process(bitmap))
+        try BlurHash.encode(ImageProcessors.Resize(maxPixelSize: 32).process(bitmap))
     }
 
     /// The ThumbHash of `bitmap`, base64-encoded, as every output computes it.

@@ -198,7 +198,7 @@ package final class DecodeStage: Sendable {
         var bitmap = image.bitmap
         if let thumbnail, max(bitmap.width, bitmap.height) > thumbnail {
             do {
-                bitmap = try Resize(maxPixelSize: thumbnail).process(bitmap)
+                bitmap = try ImageProcessors.Resize(maxPixelSize: thumbnail).process(bitmap)
             } catch {
                 throw ImagePipelineError.decodingFailed(error)
             }
@@ -211,7 +211,7 @@ package final class DecodeStage: Sendable {
             var frame = frame
             if let thumbnail, max(frame.bitmap.width, frame.bitmap.height) > thumbnail {
                 do {
-                    frame.bitmap = try Resize(maxPixelSize: thumbnail).process(frame.bitmap)
+                    frame.bitmap = try ImageProcessors.Resize(maxPixelSize: thumbnail).process(frame.bitmap)
                 } catch {
                     throw ImagePipelineError.decodingFailed(error)
                 }

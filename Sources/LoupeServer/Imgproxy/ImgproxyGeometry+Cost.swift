@@ -11,7 +11,7 @@ extension ImgproxyGeometry: CostEstimating, CostedGeometry {
         func decoded(_ side: Int) -> Int { max(1, Int((Double(side) * scale).rounded(.up))) }
         if let threshold = options.trimThreshold {
             // A trim reads the full decode; what it keeps is not known before, so the whole.
-            steps.append(.init(option: "trim", cost: Trim(threshold: threshold).estimatedCost(width: width, height: height)))
+            steps.append(.init(option: "trim", cost: ImageProcessors.Trim(threshold: threshold).estimatedCost(width: width, height: height)))
         }
         let plan = self.plan(width: width, height: height)
         var (inputWidth, inputHeight) = (decoded(plan.sourceWidth), decoded(plan.sourceHeight))
@@ -73,9 +73,9 @@ extension ImgproxyGeometry: CostEstimating, CostedGeometry {
     /// The URL option a filter comes from.
     static func option(of filter: any ImageProcessing) -> String {
         switch filter {
-        case is GaussianBlur: "blur"
-        case is Sharpen: "sharpen"
-        case is Pixelate: "pixelate"
+        case is ImageProcessors.GaussianBlur: "blur"
+        case is ImageProcessors.Sharpen: "sharpen"
+        case is ImageProcessors.Pixelate: "pixelate"
         default: filter.identifier
         }
     }

@@ -93,7 +93,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         var region: Region? = decodedSmaller ? Region(x: 0, y: 0, width: Double(bitmap.width), height: Double(bitmap.height)) : nil
         var (width, height) = decodedSmaller ? (sourceWidth, sourceHeight) : (image.width, image.height)
         if let threshold = options.trimThreshold {
-            image = try Trim(threshold: threshold, color: options.trimColor, equalHorizontal: options.trimEqualHorizontal,
+            image = try ImageProcessors.Trim(threshold: threshold, color: options.trimColor, equalHorizontal: options.trimEqualHorizontal,
                              equalVertical: options.trimEqualVertical).process(image)
             (width, height) = (image.width, image.height)
         }
@@ -135,18 +135,18 @@ extension ImgproxyGeometry: SourceScaledProcessing {
                 let origin = options.gravity.position(width: scaledWidth, height: scaledHeight, innerWidth: cutWidth, innerHeight: cutHeight,
                                                       dpr: plan.dprScale)
                 let kept = source.part(x: origin.x, y: origin.y, width: cutWidth, height: cutHeight, of: (scaledWidth, scaledHeight))
-                image = try RegionResize(x: kept.x, y: kept.y, width: kept.width, height: kept.height,
+                image = try ImageProcessors.RegionResize(x: kept.x, y: kept.y, width: kept.width, height: kept.height,
                                          outputWidth: cutWidth, outputHeight: cutHeight).process(image)
             } else if region != nil {
-                image = try RegionResize(x: source.x, y: source.y, width: source.width, height: source.height,
+                image = try ImageProcessors.RegionResize(x: source.x, y: source.y, width: source.width, height: source.height,
                                          outputWidth: scaledWidth, outputHeight: scaledHeight).process(image)
             } else if scaledWidth != image.width || scaledHeight != image.height {
-                image = try Resize(width: scaledWidth, height: scaledHeight, mode: .exact, allowsUpscaling: true).process(image)
+                image = try ImageProcessors.Resize(width: scaledWidth, height: scaledHeight, mode: .exact, allowsUpscaling: true).process(image)
             }
             region = nil
         }
         if options.rotate % 360 != 0 || options.flipHorizontal || options.flipVertical {
-            image = try RotateFlip(degrees: options.rotate, flipHorizontal: options.flipHorizontal,
+            image = try ImageProcessors.RotateFlip(degrees: options.rotate, flipHorizontal: options.flipHorizontal,
                                    flipVertical: options.flipVertical).process(image)
         }
         image = try Self.cut(image, width: plan.resultCropWidth, height: plan.resultCropHeight, gravity: options.gravity, dpr: plan.dprScale)
@@ -160,7 +160,7 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         }
         let padding = scaledPadding(plan)
         if padding.top != 0 || padding.right != 0 || padding.bottom != 0 || padding.left != 0 {
-            image = try Extend(width: image.width + padding.left + padding.right, height: image.height + padding.top + padding.bottom,
+            image = try ImageProcessors.Extend(width: image.width + padding.left + padding.right, height: image.height + padding.top + padding.bottom,
                                x: padding.left, y: padding.top).process(image)
         }
         return image
@@ -201,11 +201,11 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         if gravity.anchor == .smart {
             let cutWidth = GeometryMath.minNonZero(width, image.width), cutHeight = GeometryMath.minNonZero(height, image.height)
             guard cutWidth < image.width || cutHeight < image.height else { return image }
-            return try SmartCut(width: cutWidth, height: cutHeight).process(image)
+            return try ImageProcessors.SmartCut(width: cutWidth, height: cutHeight).process(image)
         }
         guard let window = window(width: image.width, height: image.height, cutWidth: width, cutHeight: height, gravity: gravity, dpr: dpr)
         else { return image }
-        return try Crop(x: window.x, y: window.y, width: window.width, height: window.height).process(image)
+        return try ImageProcessors.Crop(x: window.x, y: window.y, width: window.width, height: window.height).process(image)
     }
 
     /// Where imgproxy's cut of a `cutWidth`×`cutHeight` window (0: the whole side) lies in a
@@ -225,6 +225,6 @@ extension ImgproxyGeometry: SourceScaledProcessing {
         guard width > image.width || height > image.height else { return image }
         let canvasWidth = width > 0 ? width : image.width, canvasHeight = height > 0 ? height : image.height
         let origin = gravity.position(width: canvasWidth, height: canvasHeight, innerWidth: image.width, innerHeight: image.height, dpr: dpr)
-        return try Extend(width: canvasWidth, height: canvasHeight, x: origin.x, y: origin.y).process(image)
+        return try ImageProcessors.Extend(width: canvasWidth, height: canvasHeight, x: origin.x, y: origin.y).process(image)
     }
 }

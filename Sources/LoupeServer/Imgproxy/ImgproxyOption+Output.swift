@@ -20,8 +20,8 @@ extension ImgproxyOption {
         ImgproxyOption(["blur", "bl"], arguments: 1...1, fields: [OptionField(\.blur, key: "bl")],
                        documentation: .init(meaning: "Gaussian blur sigma", loupe: "yes", differences: "sigma at most 100")
         ) { arguments, options throws(ServiceError) in
-            guard let sigma = Double(arguments[0]), sigma >= 0, sigma <= GaussianBlur.maximumSigma else {
-                throw .badOption("blur '\(arguments[0])' is not a number in 0...\(Int(GaussianBlur.maximumSigma))")
+            guard let sigma = Double(arguments[0]), sigma >= 0, sigma <= ImageProcessors.GaussianBlur.maximumSigma else {
+                throw .badOption("blur '\(arguments[0])' is not a number in 0...\(Int(ImageProcessors.GaussianBlur.maximumSigma))")
             }
             options.blur = sigma
         },
@@ -32,8 +32,8 @@ extension ImgproxyOption {
             differences: "sigma at most 100; the L* round trip uses D65 sRGB formulas, so a pixel may differ from libvips' by "
                 + "a level (`OutputOptionsTests`, `SharpenPixelateTests`)")
         ) { arguments, options throws(ServiceError) in
-            guard let sigma = Double(arguments[0]), sigma.isFinite, sigma >= 0, sigma <= Sharpen.maximumSigma else {
-                throw .badOption("sharpen '\(arguments[0])' in '\(arguments.name)' is not a number in 0...\(Int(Sharpen.maximumSigma))")
+            guard let sigma = Double(arguments[0]), sigma.isFinite, sigma >= 0, sigma <= ImageProcessors.Sharpen.maximumSigma else {
+                throw .badOption("sharpen '\(arguments[0])' in '\(arguments.name)' is not a number in 0...\(Int(ImageProcessors.Sharpen.maximumSigma))")
             }
             options.sharpen = sigma
         },

@@ -62,8 +62,8 @@ struct OptionArguments {
     }
 
     /// `resizing_type`'s names.
-    func resizingType(_ text: String) throws(ServiceError) -> BoxResize.Mode {
-        guard let mode = BoxResize.Mode(rawValue: text) else {
+    func resizingType(_ text: String) throws(ServiceError) -> ImageProcessors.BoxResize.Mode {
+        guard let mode = ImageProcessors.BoxResize.Mode(rawValue: text) else {
             throw .badOption("resizing type '\(text)' is not one of fit, fill, fill-down, force, auto")
         }
         return mode

@@ -7,9 +7,9 @@ extension ProcessingOptions {
     /// after the cut to the result box, before extend, padding and the background.
     var filters: [any ImageProcessing] {
         var filters: [any ImageProcessing] = []
-        if blur > 0 { filters.append(GaussianBlur(sigma: blur)) }
-        if sharpen > 0 { filters.append(Sharpen(sigma: sharpen)) }
-        if pixelate > 1 { filters.append(Pixelate(size: pixelate)) }
+        if blur > 0 { filters.append(ImageProcessors.GaussianBlur(sigma: blur)) }
+        if sharpen > 0 { filters.append(ImageProcessors.Sharpen(sigma: sharpen)) }
+        if pixelate > 1 { filters.append(ImageProcessors.Pixelate(size: pixelate)) }
         return filters
     }
 }

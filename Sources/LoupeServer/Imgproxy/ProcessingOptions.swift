@@ -6,7 +6,7 @@ import LoupeProcessing
 /// (`ImgproxyOption`), and its `resultKey` names everything that changes the result.
 public struct ProcessingOptions: Sendable, Equatable {
     /// `resize`/`rs` type and `resizing_type`: how the image maps onto the box.
-    public var resizingType: BoxResize.Mode = .fit
+    public var resizingType: ImageProcessors.BoxResize.Mode = .fit
     /// Box width (0: open).
     public var width = 0
     /// Box height (0: open).

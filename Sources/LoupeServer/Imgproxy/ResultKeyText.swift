@@ -43,7 +43,7 @@ extension RGBColor: ResultKeyText {
     var resultKeyText: String { hex }
 }
 
-extension BoxResize.Mode: ResultKeyText {
+extension ImageProcessors.BoxResize.Mode: ResultKeyText {
     var resultKeyText: String { rawValue }
 }
 

@@ -40,7 +40,7 @@ extension ImageService {
         return try await encodingQueue.runOffPool(priority: priority) { () throws -> ImageInfo in
             // A processed result's colours from at most 256 px a side, as a source alone's
             // come from its 256 px decode: a large result costs no more to describe.
-            let bitmap = processes && max(result.width, result.height) > 256 ? try Resize(maxPixelSize: 256).process(result) : result
+            let bitmap = processes && max(result.width, result.height) > 256 ? try ImageProcessors.Resize(maxPixelSize: 256).process(result) : result
             var info = source
             info.colors = try ImageInfo.Colors(of: ColorSample(bitmap: bitmap, ofSourceWidth: metadata.width, height: metadata.height),
                                                paletteSize: 6)

@@ -54,12 +54,12 @@ extension ImageService {
         var marks: [any ImageProcessing] = []
         for request in options.thumborWatermarks {
             let loaded = try await thumborFilterImage(request.source, filter: "watermark")
-            marks.append(PositionedWatermark(mark: loaded.bitmap, markIdentity: loaded.identity, x: request.x, y: request.y, alpha: request.alpha,
+            marks.append(ImageProcessors.PositionedWatermark(mark: loaded.bitmap, markIdentity: loaded.identity, x: request.x, y: request.y, alpha: request.alpha,
                                              widthRatio: request.widthRatio, heightRatio: request.heightRatio))
         }
         for source in options.thumborFrames {
             let loaded = try await thumborFilterImage(source, filter: "frame")
-            marks.append(NinePatchFrame(ninePatch: loaded.bitmap, identity: loaded.identity))
+            marks.append(ImageProcessors.NinePatchFrame(ninePatch: loaded.bitmap, identity: loaded.identity))
         }
         return marks
     }
@@ -116,10 +116,10 @@ extension ImageService {
 
     /// The watermark step a request with `options` gets: `nil` when the URL asks for none, the
     /// opacity is 0, or no watermark is loaded (then, as imgproxy, nothing is drawn).
-    func watermarkStep(for options: ProcessingOptions) -> Watermark? {
+    func watermarkStep(for options: ProcessingOptions) -> ImageProcessors.Watermark? {
         let opacity = options.watermarkOpacity * settings.watermarkOpacity
         guard opacity > 0, let loaded = watermark.withLock({ $0 }) else { return nil }
-        return Watermark(mark: loaded.bitmap, markIdentity: loaded.identity, opacity: opacity, position: options.watermarkPosition,
+        return ImageProcessors.Watermark(mark: loaded.bitmap, markIdentity: loaded.identity, opacity: opacity, position: options.watermarkPosition,
                          xOffset: options.watermarkXOffset, yOffset: options.watermarkYOffset, scale: options.watermarkScale,
                          dpr: options.dpr)
     }

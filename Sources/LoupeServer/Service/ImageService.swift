@@ -110,7 +110,7 @@ final class ImageService: Sendable {
         /// A local source's modification time (`Last-Modified`); `nil` for remote sources.
         var lastModified: Date?
         /// What the pipeline request is made of (``request``).
-        var watermark: Watermark?
+        var watermark: ImageProcessors.Watermark?
         var cost: RequestCostCheck
         var maximumFrames: Int
         var resultLimit: Int
@@ -340,7 +340,7 @@ final class ImageService: Sendable {
     /// marks of its `watermark` filters (`thumborMarks`, loaded before). With `cost`, a request that some source the server accepts could take
     /// over the cost limit always gets the geometry, which checks it from the source's header.
     static func imageRequest(url: URL, options: ProcessingOptions,
-                             resultLimit: Int = ServerSettings().maximumResultDimension, watermark: Watermark? = nil,
+                             resultLimit: Int = ServerSettings().maximumResultDimension, watermark: ImageProcessors.Watermark? = nil,
                              cost: RequestCostCheck? = nil, thumborMarks: [any ImageProcessing] = []) -> ImageRequest {
         let filters = options.filters
         var thumbnail: Int?
@@ -366,7 +366,7 @@ final class ImageService: Sendable {
                 processors += filters
             }
         }
-        if let background = options.background { processors.append(Flatten(background: background)) }
+        if let background = options.background { processors.append(ImageProcessors.Flatten(background: background)) }
         // imgproxy draws the watermark last, after the background.
         if let watermark { processors.append(watermark) }
         var request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors)

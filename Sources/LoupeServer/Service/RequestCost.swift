@@ -123,13 +123,13 @@ struct RequestCostCheck: Sendable {
     let encodes: Int
     /// Whether `background` flattens the result.
     let flattens: Bool
-    let watermark: Watermark?
+    let watermark: ImageProcessors.Watermark?
     /// The largest source accepted, in pixels (all frames together).
     let maximumPixels: Int
     /// The most frames decoded.
     let maximumFrames: Int
 
-    init(options: ProcessingOptions, format: ImageFormat?, watermark: Watermark?, maximumFrames: Int, settings: ServerSettings) {
+    init(options: ProcessingOptions, format: ImageFormat?, watermark: ImageProcessors.Watermark?, maximumFrames: Int, settings: ServerSettings) {
         limit = RequestCostLimit(settings: settings)
         maximumPixels = settings.maximumSourcePixels
         self.maximumFrames = maximumFrames
@@ -175,7 +175,7 @@ struct RequestCostCheck: Sendable {
         cost.steps += geometrySteps.steps.map { .init(option: $0.option, cost: $0.cost * frames) }
         let (resultWidth, resultHeight) = (geometrySteps.width, geometrySteps.height)
         if flattens {
-            cost.steps.append(.init(option: "background", cost: Flatten(background: .init(red: 0, green: 0, blue: 0))
+            cost.steps.append(.init(option: "background", cost: ImageProcessors.Flatten(background: .init(red: 0, green: 0, blue: 0))
                 .estimatedCost(width: resultWidth, height: resultHeight) * frames))
         }
         if let watermark {

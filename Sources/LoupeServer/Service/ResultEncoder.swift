@@ -52,13 +52,13 @@ struct ResultEncoder: Sendable {
         if max(frames[0].bitmap.width, frames[0].bitmap.height) > format.maximumSide {
             // A result larger than its format holds is scaled to fit, as imgproxy does (an icon
             // to 256 pixels, HEIC to 16,384, WebP to 16,383), rather than refused.
-            let fit = Resize(maxPixelSize: format.maximumSide)
+            let fit = ImageProcessors.Resize(maxPixelSize: format.maximumSide)
             frames = try frames.map { ImageFrame(bitmap: try fit.process($0.bitmap), duration: $0.duration) }
         }
         if format == .jpeg, !flattened, transparent {
             // JPEG has no alpha: flatten onto white rather than leave what lies under
             // transparent pixels visible.
-            frames[0].bitmap = try Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(frames[0].bitmap)
+            frames[0].bitmap = try ImageProcessors.Flatten(background: RGBColor(red: 255, green: 255, blue: 255)).process(frames[0].bitmap)
         }
         var quality = self.quality
         while true {

@@ -11,7 +11,7 @@ extension ThumborGeometryStep: CostedGeometry {
         func decoded(_ side: Int) -> Int { max(1, Int((Double(side) * scale).rounded(.up))) }
         if let trim = geometry.trim {
             // What a trim keeps is not known before: the plan on the whole source.
-            steps.append(.init(option: "trim", cost: Trim(threshold: Double(trim.tolerance)).estimatedCost(width: width, height: height)))
+            steps.append(.init(option: "trim", cost: ImageProcessors.Trim(threshold: Double(trim.tolerance)).estimatedCost(width: width, height: height)))
         }
         let plan = geometry.plan(width: width, height: height)
         if geometry.smart, plan.focusCrop != nil || geometry.redEye {
@@ -37,7 +37,7 @@ extension ThumborGeometryStep: CostedGeometry {
         if geometry.fillsBox, plan.fillWidth > inputWidth || plan.fillHeight > inputHeight {
             let (canvasWidth, canvasHeight) = (max(plan.fillWidth, inputWidth), max(plan.fillHeight, inputHeight))
             let canvas: ProcessingCost = if let style = geometry.fillStyle {
-                Backdrop(width: canvasWidth, height: canvasHeight, style: style, merges: geometry.fillMerges)
+                ImageProcessors.Backdrop(width: canvasWidth, height: canvasHeight, style: style, merges: geometry.fillMerges)
                     .estimatedCost(width: inputWidth, height: inputHeight)
             } else {
                 .perPixel(1, bytes: 4, width: canvasWidth, height: canvasHeight)
@@ -50,13 +50,13 @@ extension ThumborGeometryStep: CostedGeometry {
     /// The thumbor filter a pixel step comes from, as the URL names it.
     static func filterName(of filter: any ImageProcessing) -> String {
         switch filter {
-        case is ThumborBlur, is GaussianBlur: "blur"
-        case is Sharpen: "sharpen"
-        case is Convolution: "convolution"
-        case is RoundCorner: "round_corner"
-        case is PositionedWatermark: "watermark"
-        case is NinePatchFrame: "frame"
-        case is Equalize: "equalize"
+        case is ImageProcessors.ThumborBlur, is ImageProcessors.GaussianBlur: "blur"
+        case is ImageProcessors.Sharpen: "sharpen"
+        case is ImageProcessors.Convolution: "convolution"
+        case is ImageProcessors.RoundCorner: "round_corner"
+        case is ImageProcessors.PositionedWatermark: "watermark"
+        case is ImageProcessors.NinePatchFrame: "frame"
+        case is ImageProcessors.Equalize: "equalize"
         default: "filters"
         }
     }

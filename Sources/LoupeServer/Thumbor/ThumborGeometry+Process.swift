@@ -56,7 +56,7 @@ struct ThumborGeometryStep: ImageProcessing {
             let corner = trim.bottomRight ? (image.width - 1, image.height - 1) : (0, 0)
             let offset = corner.1 * image.bytesPerRow + corner.0 * 4
             let color = RGBColor(red: image.pixels[offset], green: image.pixels[offset + 1], blue: image.pixels[offset + 2])
-            image = try Trim(threshold: Double(trim.tolerance), color: color).process(image)
+            image = try ImageProcessors.Trim(threshold: Double(trim.tolerance), color: color).process(image)
         }
         // The sizes do not depend on the focal points: checked before any detection.
         let sized = geometry.plan(width: image.width, height: image.height)
@@ -66,10 +66,10 @@ struct ThumborGeometryStep: ImageProcessing {
         let detected = (width: image.width, height: image.height)
         let plan = geometry.smart ? focused.plan(width: image.width, height: image.height) : sized
         for box in plan.crops {
-            image = try Crop(x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top).process(image)
+            image = try ImageProcessors.Crop(x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top).process(image)
         }
         for size in plan.resizes where size.width != image.width || size.height != image.height {
-            image = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
+            image = try ImageProcessors.Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
         }
         if focused.redEye, !detection.faces.isEmpty {
             // Where the faces are now: thumbor's own filter reads their boxes in the source's
@@ -77,7 +77,7 @@ struct ThumborGeometryStep: ImageProcessing {
             let faces = detection.faces.map {
                 plan.place($0, width: detected.width, height: detected.height, resultWidth: image.width, resultHeight: image.height)
             }
-            image = try RedEye(faces: faces).process(image)
+            image = try ImageProcessors.RedEye(faces: faces).process(image)
         }
         return try finish(image, geometry: focused, plan: plan)
     }
@@ -86,16 +86,16 @@ struct ThumborGeometryStep: ImageProcessing {
     private func finish(_ transformed: Bitmap, geometry focused: ThumborGeometry, plan: ThumborGeometry.Plan) throws(ProcessingError) -> Bitmap {
         var image = transformed
         if focused.flipHorizontal || focused.flipVertical || rotate % 360 != 0 {
-            image = try RotateFlip(degrees: rotate, flipHorizontal: focused.flipHorizontal, flipVertical: focused.flipVertical).process(image)
+            image = try ImageProcessors.RotateFlip(degrees: rotate, flipHorizontal: focused.flipHorizontal, flipVertical: focused.flipVertical).process(image)
         }
         for filter in filters { image = try filter.process(image) }
         if focused.fillsBox, plan.fillWidth > image.width || plan.fillHeight > image.height {
             // Centred as thumbor pastes it: the free space halved, rounded down.
             let width = max(plan.fillWidth, image.width), height = max(plan.fillHeight, image.height)
             if let style = focused.fillStyle {
-                image = try Backdrop(width: width, height: height, style: style, merges: focused.fillMerges).process(image)
+                image = try ImageProcessors.Backdrop(width: width, height: height, style: style, merges: focused.fillMerges).process(image)
             } else {
-                image = try Extend(width: width, height: height, x: (width - image.width) / 2, y: (height - image.height) / 2).process(image)
+                image = try ImageProcessors.Extend(width: width, height: height, x: (width - image.width) / 2, y: (height - image.height) / 2).process(image)
             }
         }
         return image
@@ -159,11 +159,11 @@ extension ThumborGeometryStep: SourceScaledProcessing {
         else { return try process(bitmap) }
         let window = Self.cropWindow(sized, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
         let scaleX = Double(bitmap.width) / Double(sourceWidth), scaleY = Double(bitmap.height) / Double(sourceHeight)
-        var image = try RegionResize(x: Double(window.x) * scaleX, y: Double(window.y) * scaleY,
+        var image = try ImageProcessors.RegionResize(x: Double(window.x) * scaleX, y: Double(window.y) * scaleY,
                                      width: Double(window.width) * scaleX, height: Double(window.height) * scaleY,
                                      outputWidth: first.width, outputHeight: first.height).process(bitmap)
         for size in sized.resizes.dropFirst() where size.width != image.width || size.height != image.height {
-            image = try Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
+            image = try ImageProcessors.Resize(width: size.width, height: size.height, mode: .exact, allowsUpscaling: true).process(image)
         }
         return try finish(image, geometry: geometry, plan: sized)
     }

@@ -65,7 +65,7 @@ struct ThumborGeometry: Sendable, Equatable {
     var fillsBox = false
     /// `fill(auto)` and `fill(blur)`: the canvas made from the image rather than the
     /// background's colour; `nil` for a colour.
-    var fillStyle: Backdrop.Style?
+    var fillStyle: ImageProcessors.Backdrop.Style?
     /// `fill(…, true)`: the image composited over the canvas rather than replacing it.
     var fillMerges = false
 

@@ -12,7 +12,7 @@ extension ThumborGeometry {
     /// `red_eye()` would use it. Without OpenCV (or when it fails), the point is the centre of
     /// the window with the most detail (edge energy, as imgproxy's smart gravity) instead of
     /// thumbor's alignment, which it falls back to (`IGNORE_SMART_ERRORS`, its default).
-    func smartDetection(in image: Bitmap) throws(ProcessingError) -> (geometry: ThumborGeometry, faces: [RedEye.Box]) {
+    func smartDetection(in image: Bitmap) throws(ProcessingError) -> (geometry: ThumborGeometry, faces: [ImageProcessors.RedEye.Box]) {
         guard smart else { return (self, []) }
         var focused = self
         focused.smart = false
@@ -22,7 +22,7 @@ extension ThumborGeometry {
             let found = try FocalPointDetection().detect(in: image)
             focused.focalPoints += found.map { FocalPoint(x: $0.x, y: $0.y, weight: $0.weight) }
             let faces = found.filter { $0.origin == .face }.map { face in
-                RedEye.Box(x: Int(Double(face.x) - Double(face.width) / 2), y: Int(Double(face.y) - Double(face.height) / 2),
+                ImageProcessors.RedEye.Box(x: Int(Double(face.x) - Double(face.width) / 2), y: Int(Double(face.y) - Double(face.height) / 2),
                            width: face.width, height: face.height)
             }
             return (focused, faces)
@@ -39,7 +39,7 @@ extension ThumborGeometry {
     private func energyFocus(in image: Bitmap, manualCrop: Box?, cut: Box) throws(ProcessingError) -> FocalPoint {
         var region = image
         if let box = manualCrop {
-            region = try Crop(x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top).process(image)
+            region = try ImageProcessors.Crop(x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top).process(image)
         }
         let width = cut.right - cut.left, height = cut.bottom - cut.top
         let window = FocalPointDetection.energyWindow(in: region, width: width, height: height)
@@ -50,7 +50,7 @@ extension ThumborGeometry {
 extension ThumborGeometry.Plan {
     /// `box`, in the pixels of the `width`×`height` image the plan was made for, moved by the
     /// plan's crops and scaled as its resizes scale the image to `resultWidth`×`resultHeight`.
-    func place(_ box: RedEye.Box, width: Int, height: Int, resultWidth: Int, resultHeight: Int) -> RedEye.Box {
+    func place(_ box: ImageProcessors.RedEye.Box, width: Int, height: Int, resultWidth: Int, resultHeight: Int) -> ImageProcessors.RedEye.Box {
         var (x, y, size) = (box.x, box.y, (width: width, height: height))
         for crop in crops {
             x -= crop.left
@@ -58,7 +58,7 @@ extension ThumborGeometry.Plan {
             size = (crop.right - crop.left, crop.bottom - crop.top)
         }
         let scaleX = Double(resultWidth) / Double(max(1, size.width)), scaleY = Double(resultHeight) / Double(max(1, size.height))
-        return RedEye.Box(x: Int((Double(x) * scaleX).rounded(.down)), y: Int((Double(y) * scaleY).rounded(.down)),
+        return ImageProcessors.RedEye.Box(x: Int((Double(x) * scaleX).rounded(.down)), y: Int((Double(y) * scaleY).rounded(.down)),
                           width: Int((Double(box.width) * scaleX).rounded()), height: Int((Double(box.height) * scaleY).rounded()))
     }
 }

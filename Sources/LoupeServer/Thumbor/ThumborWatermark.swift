@@ -1,13 +1,13 @@
 import LoupeProcessing
 
 /// One `watermark(url,x,y,alpha[,w_ratio[,h_ratio]])` of a thumbor URL, parsed: what the mark's
-/// processor (``PositionedWatermark``) needs besides the image, which is loaded when the result
+/// processor (``ImageProcessors.PositionedWatermark``) needs besides the image, which is loaded when the result
 /// is made (``ImageService/thumborMarks(for:)``).
 struct ThumborWatermark: Sendable, Equatable, ResultKeyText {
     /// The mark's URL as thumbor's HTTP loader takes it (`http://` in front when it names no
     /// scheme).
     var source: String
-    var x: PositionedWatermark.Position, y: PositionedWatermark.Position
+    var x: ImageProcessors.PositionedWatermark.Position, y: ImageProcessors.PositionedWatermark.Position
     var alpha: Int
     var widthRatio: Double?, heightRatio: Double?
 
@@ -27,7 +27,7 @@ struct ThumborWatermark: Sendable, Equatable, ResultKeyText {
     }
 
     /// `n`, `-n`, `np`, `-np`, `center` or `repeat`.
-    static func position(_ call: ThumborFilterCall, _ index: Int) throws(ServiceError) -> PositionedWatermark.Position {
+    static func position(_ call: ThumborFilterCall, _ index: Int) throws(ServiceError) -> ImageProcessors.PositionedWatermark.Position {
         let text = call.given(index) ?? ""
         if text == "center" { return .center }
         if text == "repeat" { return .repeat }
