@@ -65,6 +65,13 @@ import Testing
         let ignored = ImgproxyEnvironment.ignored(in: removed)
         #expect(ignored.map(\.name) == removed.keys.sorted())
         #expect(ignored.allSatisfy { $0.reason.contains("removed in imgproxy 4") })
+        // Each names its own successor, from imgproxy 4's changelog.
+        let reasons = Dictionary(uniqueKeysWithValues: ignored.map { ($0.name, $0.reason) })
+        #expect(reasons["IMGPROXY_CONCURRENCY"]?.contains("its successor is IMGPROXY_WORKERS, which Loupe takes") == true)
+        #expect(reasons["IMGPROXY_WRITE_TIMEOUT"]?.contains("its successor is IMGPROXY_TIMEOUT, which Loupe takes") == true)
+        #expect(reasons["IMGPROXY_READ_TIMEOUT"]?.contains("IMGPROXY_READ_REQUEST_TIMEOUT") == true)
+        #expect(reasons["IMGPROXY_UNSHARPENING_MODE"]?.contains("IMGPROXY_UNSHARP_MASKING_MODE") == true)
+        #expect(reasons["IMGPROXY_DOWNLOAD_BUFFER_SIZE"]?.contains("without a successor") == true)
     }
 
     @Test func privateAddressesOpenOnlyWhenImgproxyOpensAllThreeKinds() throws {

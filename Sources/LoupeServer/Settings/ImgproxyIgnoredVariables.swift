@@ -57,15 +57,10 @@ enum ImgproxyIgnoredVariables {
         ("Loupe has no such processing setting", [
             "DISABLE_SHRINK_ON_LOAD", "ENFORCE_THUMBNAIL", "KEEP_COPYRIGHT", "PRESERVE_HDR", "STRIP_COLOR_PROFILE",
             "USE_LINEAR_COLORSPACE", "SKIP_PROCESSING_FORMATS", "PREFERRED_FORMATS", "MAX_ANIMATION_FRAME_RESOLUTION",
+            "UNSHARP_MASKING_MODE", "UNSHARP_MASKING_WEIGHT", "UNSHARP_MASKING_DIVIDER",
         ]),
         ("libvips and Go runtime settings do not apply to Loupe", [
             "VIPS_CACHE_TRACE", "VIPS_LEAK_CHECK", "FREE_MEMORY_INTERVAL", "PPROF_BIND",
-        ]),
-        ("removed in imgproxy 4, which ignores it too (IMGPROXY_WORKERS, IMGPROXY_TIMEOUT and IMGPROXY_UNSHARP_MASKING_* replace the older names)", [
-            "CONCURRENCY", "WRITE_TIMEOUT", "READ_TIMEOUT", "MAX_SVG_CHECK_BYTES", "OPEN_TELEMETRY_ENDPOINT", "OPEN_TELEMETRY_PROTOCOL",
-            "OPEN_TELEMETRY_GRPC_INSECURE", "OPEN_TELEMETRY_SERVICE_NAME", "OPEN_TELEMETRY_PROPAGATORS",
-            "OPEN_TELEMETRY_CONNECTION_TIMEOUT", "UNSHARPENING_MODE", "UNSHARPENING_WEIGHT", "UNSHARPENING_DIVIDER",
-            "DOWNLOAD_BUFFER_SIZE", "BUFFER_POOL_CALIBRATION_THRESHOLD",
         ]),
         ("removed from imgproxy long ago; its successor is IMGPROXY_MAX_SRC_RESOLUTION", [
             "MAX_SRC_DIMENSION",
@@ -96,15 +91,36 @@ enum ImgproxyIgnoredVariables {
         "MAX_GIF_FRAMES": "removed from imgproxy; its successor is IMGPROXY_MAX_ANIMATION_FRAMES",
     ]
 
+    /// The variables imgproxy 4 removed (its changelog, 4.0.0), each with what imgproxy names in
+    /// its place and what Loupe does with that; imgproxy 4 ignores them, and so does Loupe.
+    static let removedInImgproxy4: [String: String] = [
+        "CONCURRENCY": "its successor is IMGPROXY_WORKERS, which Loupe takes",
+        "WRITE_TIMEOUT": "its successor is IMGPROXY_TIMEOUT, which Loupe takes",
+        "READ_TIMEOUT": "its successor is IMGPROXY_READ_REQUEST_TIMEOUT; Loupe has no such timeout: --request-timeout bounds a whole request",
+        "MAX_SVG_CHECK_BYTES": "obsolete, without a successor",
+        "DOWNLOAD_BUFFER_SIZE": "obsolete, without a successor",
+        "BUFFER_POOL_CALIBRATION_THRESHOLD": "obsolete, without a successor",
+        "OPEN_TELEMETRY_ENDPOINT": "its successor is OTEL_EXPORTER_OTLP_ENDPOINT; Loupe exports no OpenTelemetry data",
+        "OPEN_TELEMETRY_PROTOCOL": "its successor is OTEL_EXPORTER_OTLP_PROTOCOL; Loupe exports no OpenTelemetry data",
+        "OPEN_TELEMETRY_GRPC_INSECURE": "its successor is an http:// OTEL_EXPORTER_OTLP_ENDPOINT; Loupe exports no OpenTelemetry data",
+        "OPEN_TELEMETRY_SERVICE_NAME": "its successor is OTEL_SERVICE_NAME; Loupe exports no OpenTelemetry data",
+        "OPEN_TELEMETRY_PROPAGATORS": "its successor is OTEL_PROPAGATORS; Loupe exports no OpenTelemetry data",
+        "OPEN_TELEMETRY_CONNECTION_TIMEOUT": "its successor is OTEL_EXPORTER_OTLP_TIMEOUT; Loupe exports no OpenTelemetry data",
+        "UNSHARPENING_MODE": "its successor is IMGPROXY_UNSHARP_MASKING_MODE; Loupe has no unsharp masking setting",
+        "UNSHARPENING_WEIGHT": "its successor is IMGPROXY_UNSHARP_MASKING_WEIGHT; Loupe has no unsharp masking setting",
+        "UNSHARPENING_DIVIDER": "its successor is IMGPROXY_UNSHARP_MASKING_DIVIDER; Loupe has no unsharp masking setting",
+    ]
+
     /// Every variable named here, with `IMGPROXY_`.
     static var names: [String] {
-        (groups.flatMap(\.names) + single.keys).map { "IMGPROXY_" + $0 }
+        (groups.flatMap(\.names) + single.keys + removedInImgproxy4.keys).map { "IMGPROXY_" + $0 }
     }
 
     /// Why `name` (a full `IMGPROXY_` name) is ignored.
     static func reason(for name: String) -> String {
         let short = String(name.dropFirst("IMGPROXY_".count))
         if let reason = single[short] { return reason }
+        if let successor = removedInImgproxy4[short] { return "removed in imgproxy 4, which ignores it too (\(successor))" }
         if let group = groups.first(where: { $0.names.contains(short) }) { return group.reason }
         return "not an imgproxy setting Loupe knows of"
     }
