@@ -4,6 +4,13 @@ extension ImagePipeline {
     ///
     /// The pipeline's own limits still hold: at most ``Configuration/maximumConcurrentDataLoads``
     /// downloads at once, however large `maximumConcurrency`.
+    ///
+    /// - Parameters:
+    ///   - requests: the images to load, in the order their responses come back.
+    ///   - maximumConcurrency: at most this many requests load at once (at least 1).
+    /// - Returns: the batch; nothing loads until its results are asked for
+    ///   (``OrderedBatch/run(failurePolicy:progress:)``, ``OrderedBatch/results(window:)``,
+    ///   ``OrderedBatch/collectResults(progress:)``).
     public func imageBatch(
         for requests: [ImageRequest], maximumConcurrency: Int = 8
     ) -> OrderedBatch<ImageRequest, ImageResponse> {
@@ -19,6 +26,13 @@ extension ImagePipeline {
     ///     .map { entry, poster in FeedCell(entry, background: try poster.bitmap.dominantColor().backgroundColor) }
     ///     .run(failurePolicy: .dropFailed)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - items: what the list shows, one image each, in the order their results come back.
+    ///   - maximumConcurrency: at most this many images load at once (at least 1); the pipeline's
+    ///     ``Configuration/maximumConcurrentDataLoads`` still bounds the downloads.
+    ///   - request: makes the request for an item's image, when that item's load starts.
+    /// - Returns: the batch; nothing loads until its results are asked for.
     public func imageBatch<Item: Sendable>(
         for items: [Item], maximumConcurrency: Int = 8,
         request: @escaping @Sendable (Item) -> ImageRequest

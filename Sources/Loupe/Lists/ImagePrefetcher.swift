@@ -95,6 +95,9 @@ public final class ImagePrefetcher: Sendable {
     ///
     /// Waiting prefetches start newest call first — the cells a list has just scrolled near —
     /// and within a call in the order given: pass the nearest cell first.
+    ///
+    /// - Parameter requests: the images to prefetch, nearest cell first; each loads at ``priority``
+    ///   whatever its own.
     public func startPrefetching(with requests: [ImageRequest]) {
         // Orders above every earlier call's, the first request's highest.
         let firstOrder = state.withLock { state in
@@ -138,11 +141,18 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Starts prefetching the images at `urls` at full size.
+    ///
+    /// - Parameter urls: the images to prefetch, nearest cell first, each at full size without
+    ///   processors.
     public func startPrefetching(with urls: [URL]) {
         startPrefetching(with: urls.map { ImageRequest(url: $0) })
     }
 
     /// Stops prefetching `requests`. A cell that joined one of them keeps loading it.
+    ///
+    /// - Parameter requests: the prefetches to stop, matched by image as they were started: source,
+    ///   thumbnail size and processors (with ``Destination/diskCache``, the source alone), whatever their
+    ///   priority. Requests not prefetching are ignored.
     public func stopPrefetching(with requests: [ImageRequest]) {
         let tasks = state.withLock { state in
             requests.compactMap { state.running.removeValue(forKey: key(for: $0))?.task }
@@ -151,6 +161,10 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Stops prefetching the images at `urls`.
+    ///
+    /// - Parameter urls: the full-size images to stop prefetching. A prefetch of one of them started
+    ///   with a thumbnail or processors is stopped this way only with ``Destination/diskCache``, which
+    ///   matches by source.
     public func stopPrefetching(with urls: [URL]) {
         stopPrefetching(with: urls.map { ImageRequest(url: $0) })
     }

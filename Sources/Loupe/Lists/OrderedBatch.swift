@@ -53,6 +53,11 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
 
     /// A batch running `operation` on each of `inputs`, at most `maximumConcurrency` (at least 1)
     /// at once. Nothing runs until its results are asked for.
+    ///
+    /// - Parameters:
+    ///   - inputs: the inputs, in the order their outputs are returned.
+    ///   - maximumConcurrency: at most this many operations run at once; less than 1 counts as 1.
+    ///   - operation: the work for one input; what it throws fails that input's item.
     public init(
         _ inputs: [Input], maximumConcurrency: Int = 8,
         operation: @escaping @Sendable (Input) async throws -> Output
@@ -65,6 +70,11 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
     /// The same batch with `transform` applied to each output as soon as it exists, inside the
     /// item's own concurrent work (the poster feed: poster → dominant colour → background colour). An
     /// error thrown by `transform` fails the item like an error of the operation.
+    ///
+    /// - Parameter transform: turns an input and its output into the new output; it runs concurrently,
+    ///   as the operation does.
+    /// - Returns: a batch with the same inputs and concurrency whose outputs are `transform`'s; nothing
+    ///   runs until its results are asked for.
     public func map<NewOutput: Sendable>(
         _ transform: @escaping @Sendable (Input, Output) async throws -> NewOutput
     ) -> OrderedBatch<Input, NewOutput> {
@@ -86,6 +96,7 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
     ///   or for the consumer — so memory holds at most `window` outputs however many inputs and
     ///   however slow the consumer. A larger window lets more work pass one slow item. Default:
     ///   twice ``maximumConcurrency``; never less than it.
+    /// - Returns: the items, as an `AsyncSequence` that runs the operations anew on each iteration.
     public func results(window: Int? = nil) -> Results {
         Results(batch: self, window: max(maximumConcurrency, window ?? 2 * maximumConcurrency))
     }
@@ -95,6 +106,12 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
     /// Runs on the caller's actor apart from the operations themselves, so `progress` can update
     /// the user interface directly; it is called once per finished item, in the order items finish.
     ///
+    /// - Parameters:
+    ///   - failurePolicy: what a failure does: ``FailurePolicy/dropFailed`` leaves its item out,
+    ///     ``FailurePolicy/failFast`` cancels what still runs and throws.
+    ///   - progress: called on the caller's actor after each item finishes, with the counts so far; by
+    ///     default nothing.
+    /// - Returns: the outputs of the operations that succeeded, in input order.
     /// - Throws: with ``FailurePolicy/failFast``, the first failing operation's error (unchanged);
     ///   `CancellationError` if the awaiting task was cancelled (what still ran was cancelled).
     nonisolated(nonsending)
@@ -111,6 +128,10 @@ public struct OrderedBatch<Input: Sendable, Output: Sendable>: Sendable {
     /// because the awaiting task was cancelled fail with `CancellationError`.
     ///
     /// `progress` is called as in ``run(failurePolicy:progress:)``.
+    ///
+    /// - Parameter progress: called on the caller's actor after each item finishes, with the counts so
+    ///   far; by default nothing.
+    /// - Returns: one `Result` per input, in input order.
     nonisolated(nonsending)
     public func collectResults(progress: (OrderedBatchProgress) -> Void = { _ in }) async -> [Result<Output, any Error>] {
         await collect(failingFast: false, progress: progress).results.map { $0 ?? .failure(CancellationError()) }
@@ -169,6 +190,11 @@ public struct OrderedBatchProgress: Sendable, Hashable {
     public var total: Int
 
     /// A progress of `completed` of `total` items, `failed` of them failed.
+    ///
+    /// - Parameters:
+    ///   - completed: items whose operation has finished, successfully or not.
+    ///   - failed: of those, the items whose operation failed.
+    ///   - total: items in the batch.
     public init(completed: Int, failed: Int, total: Int) {
         self.completed = completed
         self.failed = failed

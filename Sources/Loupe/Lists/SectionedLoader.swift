@@ -31,6 +31,13 @@ public struct SectionedLoader<SectionID: Hashable & Sendable, Item: Sendable>: S
         let load: @Sendable () async throws -> [Item]
 
         /// A section `id` showing `placeholderCount` placeholders until `load` returns its items.
+        ///
+        /// - Parameters:
+        ///   - id: identifies the section in snapshots.
+        ///   - placeholderCount: placeholder items shown until the source answers; negative counts as 0.
+        ///   - load: the section's source: returns its items, or throws to leave the section
+        ///     ``SectionedSnapshot/State/failed(_:)``. Called once per iteration of the snapshots, and
+        ///     cancelled when that iteration ends early.
         public init(_ id: SectionID, placeholderCount: Int, load: @escaping @Sendable () async throws -> [Item]) {
             self.id = id
             self.placeholderCount = max(0, placeholderCount)
@@ -57,6 +64,8 @@ public struct SectionedLoader<SectionID: Hashable & Sendable, Item: Sendable>: S
 
     /// A loader for `sections`, shown in this order. Nothing loads until its snapshots are
     /// iterated.
+    ///
+    /// - Parameter sections: the sections in list order, each with its placeholder count and source.
     public init(_ sections: [Section]) {
         self.sections = sections
     }

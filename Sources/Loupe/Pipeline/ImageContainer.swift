@@ -16,6 +16,12 @@ public struct ImageContainer: Sendable, Equatable {
     public var dataCount: Int
 
     /// A container for `bitmap`, decoded from `dataCount` bytes described by `metadata`.
+    ///
+    /// - Parameters:
+    ///   - bitmap: the pixels: upright, at the request's thumbnail size and processed; for an animation,
+    ///     its first frame (set ``laterFrames`` and ``firstFrameDuration`` for the rest).
+    ///   - metadata: the source's header: format, full size, orientation, frame count, loop count.
+    ///   - dataCount: the size of the encoded source in bytes.
     public init(bitmap: Bitmap, metadata: ImageMetadata, dataCount: Int) {
         self.bitmap = bitmap
         self.metadata = metadata

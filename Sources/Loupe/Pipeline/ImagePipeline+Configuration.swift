@@ -106,6 +106,12 @@ extension ImagePipeline {
         public var now: @Sendable () -> Date = { Date() }
 
         /// A configuration loading HTTP(S) with `dataLoader` and caching data in `dataCache`.
+        ///
+        /// - Parameters:
+        ///   - dataCache: the disk cache for downloaded data (and, with
+        ///     ``ImagePipeline/DataCachePolicy/storeAll``, processed images); `nil` (the default) for none.
+        ///   - dataLoader: loads `http` and `https` URLs; the default is AsyncHTTPClient, retrying
+        ///     transient failures.
         public init(
             dataCache: DiskCache? = nil,
             dataLoader: any DataLoading = RetryingDataLoader(AsyncHTTPClientDataLoader())
@@ -131,6 +137,15 @@ extension ImagePipeline {
         /// Trimming to `retainedFraction` of the cost limit (half by default) when, polled every
         /// `pollInterval` (a second by default), the group hit its memory limits or its tasks
         /// stalled on memory for `stallThreshold` percent of the last ten seconds (10 by default).
+        ///
+        /// - Parameters:
+        ///   - pollInterval: the time between two reads of the cgroup's pressure files (at least
+        ///     `MemoryPressureMonitor.minimumInterval`, 10 ms).
+        ///   - retainedFraction: the share of ``Configuration/memoryCacheCostLimit`` the memory cache is
+        ///     trimmed to when pressure rises, clamped to 0...1.
+        ///   - stallThreshold: the PSI `some avg10` percentage (0...100) from which tasks stalling on
+        ///     memory count as pressure.
+        ///   - cgroupDirectory: the cgroup folder to read; `nil` (the default) for the process's own.
         public init(pollInterval: Duration = .seconds(1), retainedFraction: Double = 0.5, stallThreshold: Double = 10,
                     cgroupDirectory: URL? = nil) {
             self.pollInterval = pollInterval

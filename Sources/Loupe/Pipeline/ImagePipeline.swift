@@ -73,6 +73,10 @@ public final class ImagePipeline: Sendable {
     let pressureMonitor: MemoryPressureMonitor?
 
     /// Creates a pipeline. Nothing is loaded until a request arrives.
+    ///
+    /// - Parameter configuration: the loaders, caches, decoder, limits and queues to build it with. The
+    ///   default has no disk cache, loads HTTP(S) with AsyncHTTPClient (retrying transient failures) and
+    ///   keeps processed images in memory.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         logger = configuration.logger
@@ -109,6 +113,10 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image `request` asks for.
     ///
+    /// - Parameter request: the image to load: its source, thumbnail size, processors, priority and how
+    ///   it uses the caches.
+    /// - Returns: the image, where it came from (``ImageResponse/origin``), how long its stages took and,
+    ///   when this load decoded it, the encoded source (``ImageResponse/data``).
     /// - Throws: ``ImagePipelineError`` when it cannot be produced; `CancellationError` when the
     ///   calling task is cancelled (work shared with other requests goes on for them).
     nonisolated(nonsending)
@@ -124,6 +132,12 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Loads the image at `url` at full size.
+    ///
+    /// - Parameter url: an `http`, `https`, `file` or `data` URL (`s3` with a ``Configuration/s3DataLoader``),
+    ///   loaded with `GET` at normal priority, without processors, through the caches.
+    /// - Returns: the image, where it came from and how long its stages took.
+    /// - Throws: ``ImagePipelineError`` when it cannot be produced; `CancellationError` when the
+    ///   calling task is cancelled (work shared with other requests goes on for them).
     nonisolated(nonsending)
     public func image(for url: URL) async throws -> ImageResponse {
         try await image(for: ImageRequest(url: url))
@@ -133,7 +147,12 @@ public final class ImagePipeline: Sendable {
     /// request's bytes or provider — without decoding it, sharing the load with image requests
     /// for the same data. The memory cache, thumbnail and processors play no part.
     ///
+    /// - Parameter request: the source whose bytes are wanted, with its cache key, priority, cache policy
+    ///   and cache options; its thumbnail and processors play no part.
     /// - Returns: the bytes and where they came from.
+    /// - Throws: ``ImagePipelineError`` when the data cannot be loaded (``ImagePipelineError/notCached``
+    ///   when the cache policy forbids loading and the disk cache has none); `CancellationError` when the
+    ///   calling task is cancelled (a load shared with other requests goes on for them).
     nonisolated(nonsending)
     public func data(for request: ImageRequest) async throws -> (data: Data, origin: ImageOrigin) {
         let key = StageKey(request).data
@@ -152,6 +171,12 @@ public final class ImagePipeline: Sendable {
     /// Called from a nonisolated context, the task has joined the load in flight for the same
     /// image (a prefetch's, say) by the time this returns, so stopping that prefetch next leaves
     /// the load to this task. From an actor, the task starts soon after, as any task does.
+    ///
+    /// - Parameter request: the image to load; its priority is where the task's ``ImageTask/priority``
+    ///   starts, and its ``ImageRequest/previews`` (else the configuration's) decide whether the task
+    ///   sends progressive previews.
+    /// - Returns: the running task, to follow through its ``ImageTask/events``, reprioritize, cancel or
+    ///   await (``ImageTask/response``); the load goes on whether or not anyone awaits it.
     public func imageTask(with request: ImageRequest) -> ImageTask {
         let priority = LoadPriority(request.priority.taskPriority)
         let events = ImageTaskEvents()
@@ -208,6 +233,10 @@ public final class ImagePipeline: Sendable {
     }
 
     /// The image for `request` if the memory cache holds it; never loads.
+    ///
+    /// - Parameter request: what identifies the image: its source, thumbnail size and processors. Its
+    ///   cache policy and cache options are not consulted.
+    /// - Returns: the image, or `nil` when the memory cache does not hold it (or is disabled).
     public func cachedImage(for request: ImageRequest) -> ImageContainer? {
         cache.image(for: request)
     }
@@ -233,6 +262,12 @@ public final class ImagePipeline: Sendable {
 
     /// Removes the image for `request` from the memory cache (and, with `includingDisk`, its
     /// data from the disk cache).
+    ///
+    /// - Parameters:
+    ///   - request: the image to forget: its source, thumbnail size and processors.
+    ///   - includingDisk: whether to forget the source's data in the disk cache too (data every thumbnail
+    ///     and processing of that source shares) and this request's processed image stored there;
+    ///     `false` (the default) leaves the disk cache alone.
     public func removeCachedImage(for request: ImageRequest, includingDisk: Bool = false) {
         cache.removeImage(for: request)
         if includingDisk { cache.removeData(for: request) }

@@ -18,6 +18,10 @@ public struct ImagePipelineCache: Sendable {
     let configuration: ImagePipeline.Configuration
 
     /// The image `request` would be answered from the memory cache with, or `nil`.
+    ///
+    /// - Parameter request: what identifies the image: its source, thumbnail size and processors. Its
+    ///   cache policy and cache options are not consulted.
+    /// - Returns: the memory cache's image, or `nil` when it holds none or is disabled.
     public func image(for request: ImageRequest) -> ImageContainer? {
         memoryCache?.value(forKey: ImagePipeline.ImageKey(request))?.container
     }
@@ -40,12 +44,20 @@ public struct ImagePipelineCache: Sendable {
     }
 
     /// Forgets the memory cache's image for `request`.
+    ///
+    /// - Parameter request: the image to forget: its source, thumbnail size and processors. Other
+    ///   thumbnails and processings of the same source stay.
     public func removeImage(for request: ImageRequest) {
         _ = memoryCache?.removeValue(forKey: ImagePipeline.ImageKey(request))
     }
 
     /// The data the disk cache holds for `request`'s source (written or still waiting to be),
     /// fresh or not; `nil` without a disk cache or an entry.
+    ///
+    /// - Parameter request: the source whose data is wanted (its URL request or identifier, and its
+    ///   cache key); its thumbnail and processors play no part.
+    /// - Returns: the encoded bytes, or `nil` without a disk cache or an entry, and once the pipeline is
+    ///   shut down (``ImagePipeline/shutdown()``).
     public func data(for request: ImageRequest) -> Data? {
         dataCacheWriter?.entry(forKey: request.dataKey)?.data
     }
@@ -65,6 +77,9 @@ public struct ImagePipelineCache: Sendable {
     }
 
     /// Forgets the disk cache's data for `request`'s source, and its processed image stored on disk.
+    ///
+    /// - Parameter request: the source whose data to forget (data every thumbnail and processing of it
+    ///   shares); of the processed images stored on disk, only this request's is forgotten.
     public func removeData(for request: ImageRequest) {
         guard let dataCacheWriter else { return }
         dataCacheWriter.remove(forKey: request.dataKey)
@@ -74,6 +89,9 @@ public struct ImagePipelineCache: Sendable {
     /// Evicts the least recently used images until the memory cache costs at most `cost` bytes
     /// of pixels: for an app that knows it is short of memory. The pipeline does the same by
     /// itself under the process's memory pressure (``ImagePipeline/Configuration/memoryPressureTrimming``).
+    ///
+    /// - Parameter cost: the bytes of pixels to keep at most; `0` empties the memory cache, and a
+    ///   negative value counts as `0`.
     public func trim(to cost: Int) {
         memoryCache?.trim(toCost: cost)
     }

@@ -32,6 +32,9 @@ extension ImageRequest {
         public let rawValue: Int
 
         /// Options from their bits.
+        ///
+        /// - Parameter rawValue: the options' bits, as `rawValue` gives them; build options from the named
+        ///   ones (``skipMemoryCacheRead`` and the others) rather than from bits of your own.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// The options that change what the data stage does.

@@ -40,6 +40,8 @@ extension ImageRequest {
         /// - Parameters:
         ///   - interval: the shortest time between two previews (a negative one counts as zero).
         ///   - smallestThumbnail: the smallest thumbnail size, in pixels, that gets previews.
+        /// - Returns: a policy with previews on, for ``ImageRequest/previews`` or
+        ///   ``ImagePipeline/Configuration/previews``.
         public static func progressive(every interval: Duration = .milliseconds(250), smallestThumbnail: Int = 300) -> PreviewPolicy {
             PreviewPolicy(minimumInterval: max(.zero, interval), smallestThumbnail: smallestThumbnail)
         }

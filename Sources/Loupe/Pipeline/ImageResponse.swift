@@ -67,6 +67,13 @@ public struct ImageTimings: Sendable, Equatable {
     public var processing: Duration?
 
     /// Timings with only the given stages set.
+    ///
+    /// - Parameters:
+    ///   - total: from the call to the response; zero (the default) for a memory hit, which is not timed.
+    ///   - dataLoad: loading the data, from disk, network or file; `nil` (the default) when it did not run.
+    ///   - decode: decoding, including downscaling to the thumbnail size; `nil` (the default) when it did
+    ///     not run.
+    ///   - processing: running the processors; `nil` (the default) when they did not run.
     public init(total: Duration = .zero, dataLoad: Duration? = nil, decode: Duration? = nil, processing: Duration? = nil) {
         self.total = total
         self.dataLoad = dataLoad

@@ -78,6 +78,13 @@ public final class DiskCache: Sendable {
         package var segmentSize = 64 << 20
 
         /// A configuration; the defaults are 256 MB, a low-water mark of 80 % and a week.
+        ///
+        /// - Parameters:
+        ///   - sizeLimit: the most payload bytes the cache holds; must be positive (opening a cache checks
+        ///     all three and throws `DiskCacheError.invalidConfiguration` for a value out of range).
+        ///   - lowWaterFraction: the share of `sizeLimit` an eviction brings the total down to, in (0, 1].
+        ///   - defaultTimeToLive: seconds an entry stored with `DiskCacheExpiry.default` stays fresh; `nil`
+        ///     for never; not negative.
         public init(sizeLimit: Int = 256 * 1024 * 1024, lowWaterFraction: Double = 0.8, defaultTimeToLive: TimeInterval? = 7 * 24 * 60 * 60) {
             self.sizeLimit = sizeLimit
             self.lowWaterFraction = lowWaterFraction
@@ -163,8 +170,12 @@ public final class DiskCache: Sendable {
 
     /// Opens (or creates) the cache in `directory`.
     ///
-    /// - Parameter now: the wall clock. Expiry dates are persisted and compared across
-    ///   processes, so they are `Date`s, and tests pass a controllable clock here.
+    /// - Parameters:
+    ///   - directory: the folder holding the cache's files (`journal`, `lock`, `segments/`), created with
+    ///     its parents if missing; one cache at a time may have it open.
+    ///   - configuration: the size limit, low-water mark and default time to live, checked here.
+    ///   - now: the wall clock. Expiry dates are persisted and compared across
+    ///     processes, so they are `Date`s, and tests pass a controllable clock here.
     /// - Throws: `DiskCacheError.directoryInUse` if another cache has the directory open;
     ///   `.invalidConfiguration`; `.notWritable`, `.noSpace` or `.io` if the directory, lock,
     ///   journal or a segment cannot be created or opened. A damaged or missing journal is
@@ -224,6 +235,10 @@ public final class DiskCache: Sendable {
 
     /// The payload stored under `key` if it is fresh; `nil` when absent or expired.
     ///
+    /// - Parameter key: the key the payload was stored under; a fresh entry read is marked most recently
+    ///   used.
+    /// - Returns: the payload, verified against its checksum, or `nil` when no fresh entry is stored
+    ///   under `key`.
     /// - Throws: `DiskCacheError.corruptEntry` when the stored entry fails its checksum (it is
     ///   dropped; the next call returns `nil`), `.closed`, or `.io` for a failing disk.
     public func data(forKey key: String) throws(DiskCacheError) -> Data? {
@@ -233,13 +248,20 @@ public final class DiskCache: Sendable {
     /// The entry stored under `key`, fresh or expired (check `isExpired`), with its metadata.
     /// Marks it most recently used.
     ///
-    /// - Throws: as `data(forKey:)`.
+    /// - Parameter key: the key the entry was stored under.
+    /// - Returns: the entry with its payload (verified against its checksum), dates, validators and user
+    ///   info, or `nil` when nothing is stored under `key`.
+    /// - Throws: ``DiskCacheError``, as `data(forKey:)`.
     public func entry(forKey key: String) throws(DiskCacheError) -> DiskCacheEntry? {
         try lookup(key, includeExpired: true)
     }
 
     /// Whether a fresh entry is stored under `key`, from the index alone: no file is read and
     /// the entry is not marked used (a prefetcher asks this to skip what is already cached).
+    ///
+    /// - Parameter key: the key to look up in the index.
+    /// - Returns: `true` when an unexpired entry is indexed under `key`; its payload is not checked, so a
+    ///   read may still find it damaged.
     public func containsFreshEntry(forKey key: String) -> Bool {
         let now = self.now()
         return state.withLock { state in
@@ -313,11 +335,14 @@ public final class DiskCache: Sendable {
     /// on disk, journaled, and the size limit holds again.
     ///
     /// - Parameters:
+    ///   - data: the payload; at most `Configuration.sizeLimit` bytes.
+    ///   - key: any string; with the validators and user info, at most `metadataLimit` bytes.
     ///   - expiry: when the entry stops being fresh (default: `Configuration.defaultTimeToLive`).
     ///   - validators: the response's `ETag` / `Last-Modified`, for later revalidation.
     ///   - userInfo: opaque caller metadata returned with the entry.
-    /// - Throws: `.entryTooLarge` (before writing anything), `.noSpace`, `.notWritable`, `.io`,
-    ///   `.closed`. On failure the previous entry for `key`, if any, is still served.
+    /// - Throws: ``DiskCacheError``: `.entryTooLarge` or `.metadataTooLarge` (before writing anything),
+    ///   `.noSpace`, `.notWritable`, `.io`, `.closed`. On failure the previous entry for `key`, if any, is
+    ///   still served.
     public func store(_ data: Data, forKey key: String, expiry: DiskCacheExpiry = .default,
                       validators: DiskCacheValidators = DiskCacheValidators(), userInfo: Data? = nil) throws(DiskCacheError) {
         guard data.count <= configuration.sizeLimit else {
@@ -373,8 +398,13 @@ public final class DiskCache: Sendable {
     /// Refreshes the expiry (and optionally the validators) of a stored entry without rewriting
     /// its payload — what a `304 Not Modified` answer to a revalidation calls for.
     ///
-    /// - Parameter validators: new validators from the 304 response; `nil` keeps the stored ones.
+    /// - Parameters:
+    ///   - key: the key of the entry the server confirmed.
+    ///   - expiry: when the entry stops being fresh, from now (default: `Configuration.defaultTimeToLive`).
+    ///   - validators: new validators from the 304 response; `nil` keeps the stored ones.
     /// - Returns: `false` if no entry is stored under `key`.
+    /// - Throws: ``DiskCacheError``: `.metadataTooLarge` if the new validators make the entry's metadata
+    ///   too large; `.noSpace`, `.notWritable` or `.io` if the journal cannot be written; `.closed`.
     @discardableResult
     public func markRevalidated(forKey key: String, expiry: DiskCacheExpiry = .default, validators: DiskCacheValidators? = nil) throws(DiskCacheError) -> Bool {
         guard key.utf8.count <= Self.metadataLimit else { return false }
@@ -406,6 +436,11 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes the entry stored under `key`; returns whether there was one.
+    ///
+    /// - Parameter key: the key whose entry goes.
+    /// - Returns: `true` if an entry was stored under `key`.
+    /// - Throws: `DiskCacheError.closed` once the cache is closed. A journal that cannot be written is
+    ///   not an error: the entry is gone now, and may come back on the next open.
     @discardableResult
     public func removeValue(forKey key: String) throws(DiskCacheError) -> Bool {
         guard key.utf8.count <= Self.metadataLimit else { return false }
@@ -414,6 +449,9 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes every expired entry; returns how many were removed.
+    ///
+    /// - Returns: how many entries were removed.
+    /// - Throws: `DiskCacheError.closed` once the cache is closed.
     @discardableResult
     public func removeExpired() throws(DiskCacheError) -> Int {
         let now = self.now()
@@ -424,6 +462,10 @@ public final class DiskCache: Sendable {
 
     /// Evicts least-recently-used entries until the payloads total at most `size` bytes;
     /// returns how many were removed. A `size` at or above the current total removes nothing.
+    ///
+    /// - Parameter size: the payload bytes to keep at most; a negative size counts as 0.
+    /// - Returns: how many entries were evicted.
+    /// - Throws: `DiskCacheError.closed` once the cache is closed.
     @discardableResult
     public func trim(toSize size: Int) throws(DiskCacheError) -> Int {
         try removeRecords { index in

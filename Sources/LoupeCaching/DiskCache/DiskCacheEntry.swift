@@ -9,6 +9,11 @@ public struct DiskCacheValidators: Sendable, Hashable {
     public var lastModified: String?
 
     /// Validators from the given header values; both default to absent.
+    ///
+    /// - Parameters:
+    ///   - etag: the response's `ETag` header, verbatim (sent back as `If-None-Match`); `nil` for none.
+    ///   - lastModified: the response's `Last-Modified` header, verbatim (sent back as
+    ///     `If-Modified-Since`); `nil` for none.
     public init(etag: String? = nil, lastModified: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
@@ -28,6 +33,8 @@ public enum DiskCacheExpiry: Sendable, Hashable {
 
     /// The policy for an absolute expiry date: `.at(date)`, or `.never` when `date` is `nil`
     /// (an HTTP response's freshness gives one or the other).
+    ///
+    /// - Parameter date: when the entry stops being fresh; `nil` for never.
     public init(expiresAt date: Date?) {
         self = date.map { .at($0) } ?? .never
     }

@@ -56,6 +56,13 @@ public final class DiskCacheWriter: Sendable {
 
     /// A writer for `cache` holding at most `stagingLimit` bytes in memory while they wait.
     /// Staged entries expire by the cache's own clock, as written ones do.
+    ///
+    /// - Parameters:
+    ///   - cache: the disk cache to write to; ``close()`` closes it.
+    ///   - stagingLimit: the most bytes that wait in memory to be written; a store that would pass it is
+    ///     refused.
+    ///   - logger: where failed reads, writes, revalidations and removals (at `warning`) and refused
+    ///     stores (at `debug`) are logged.
     public init(cache: DiskCache, stagingLimit: Int, logger: Logger = Logger(label: "loupe.disk-cache")) {
         self.cache = cache
         self.stagingLimit = stagingLimit
@@ -64,6 +71,10 @@ public final class DiskCacheWriter: Sendable {
 
     /// The entry for `key`, staged or on disk, fresh or not (see `isExpired`). A disk that fails
     /// to read is logged and counts as a miss.
+    ///
+    /// - Parameter key: the key to look up: the staged entry first, else the cache's.
+    /// - Returns: the entry, or `nil` when there is none, the key is being removed, the writer is closed
+    ///   or the disk failed to read.
     public func entry(forKey key: String) -> DiskCacheEntry? {
         let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
         guard !isClosed else { return nil }
@@ -82,6 +93,10 @@ public final class DiskCacheWriter: Sendable {
     }
 
     /// Whether a fresh entry for `key` is staged or on disk, without reading it.
+    ///
+    /// - Parameter key: the key to look up, among the staged entries and in the cache's index.
+    /// - Returns: `true` when an unexpired entry is staged or indexed under `key`; `false` once the
+    ///   writer is closed.
     public func containsFreshEntry(forKey key: String) -> Bool {
         let (staged, isRemoving, isClosed) = state.withLock { ($0.staged[key], $0.removing[key] != nil, $0.isClosed) }
         guard !isClosed else { return false }
@@ -92,6 +107,13 @@ public final class DiskCacheWriter: Sendable {
     /// Stages `data` for `key` and writes it in the background, as ``DiskCache/store(_:forKey:expiry:validators:userInfo:)``
     /// would. The expiry date is fixed now, when the data is handed over, not when it is written.
     ///
+    /// - Parameters:
+    ///   - data: the payload, served from memory until it is written.
+    ///   - key: any string, as the cache takes it.
+    ///   - expiry: when the entry stops being fresh, its date fixed now (default: the cache's
+    ///     `Configuration.defaultTimeToLive` from now).
+    ///   - validators: the response's `ETag` / `Last-Modified`, for later revalidation.
+    ///   - userInfo: opaque caller metadata returned with the entry.
     /// - Returns: `false` when it was not staged (the staging area is full, the writer is
     ///   closed, or the entry is larger than the disk cache accepts).
     @discardableResult
@@ -133,6 +155,12 @@ public final class DiskCacheWriter: Sendable {
     /// Refreshes `key`'s expiry and validators after a `304 Not Modified`. A staged entry is
     /// refreshed where it waits (and its write follows); a written one at once — a journal
     /// record, no file to create — so the next read already sees it fresh.
+    ///
+    /// - Parameters:
+    ///   - key: the key of the entry the server confirmed; nothing happens when none is stored.
+    ///   - expiry: when the entry stops being fresh, its date fixed now (default: the cache's
+    ///     `Configuration.defaultTimeToLive` from now).
+    ///   - validators: the validators kept from now on, replacing the stored ones.
     public func markRevalidated(forKey key: String, expiry: DiskCacheExpiry = .default, validators: DiskCacheValidators) {
         let expiresAt = expiry.date(now: cache.now(), defaultTimeToLive: cache.configuration.defaultTimeToLive)
         let isStaged: Bool? = state.withLock { state in
@@ -154,6 +182,8 @@ public final class DiskCacheWriter: Sendable {
 
     /// Removes `key`, staged or written, after any write of it still waiting; reads miss it from
     /// now on (until it is stored again).
+    ///
+    /// - Parameter key: the key whose entry goes, staged or written.
     public func remove(forKey key: String) {
         let generation: UInt64? = state.withLock { state in
             guard !state.isClosed else { return nil }

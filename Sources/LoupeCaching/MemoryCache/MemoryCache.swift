@@ -26,6 +26,16 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         public var entryCostFraction: Double
 
         /// Creates limits; the defaults bound nothing but the cost of a single entry.
+        ///
+        /// - Parameters:
+        ///   - costLimit: the total cost the cache holds at most, in the unit entries' costs are given in;
+        ///     negative counts as 0. Default: no limit.
+        ///   - countLimit: the number of entries the cache holds at most; negative counts as 0. Default: no
+        ///     limit.
+        ///   - timeToLive: how long an entry stays fresh after it is stored, unless it sets its own; `nil`
+        ///     (the default) keeps entries until they are evicted.
+        ///   - entryCostFraction: the largest share of `costLimit` one entry may take (0...1; values
+        ///     outside are clamped). Default: 0.1.
         public init(
             costLimit: Int = .max,
             countLimit: Int = .max,
@@ -76,6 +86,11 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @usableFromInline let elapsed: @Sendable () -> Duration
 
     /// Creates a cache that reads time from `clock`, so tests can expire entries without sleeping.
+    ///
+    /// - Parameters:
+    ///   - configuration: the cost, count and age limits (by default none, but for one entry's share of
+    ///     the cost).
+    ///   - clock: the clock entries' ages are measured on, from the cache's creation.
     public init<C: Clock<Duration>>(configuration: Configuration = .init(), clock: C) {
         self.configuration = configuration
         let start = clock.now
@@ -88,11 +103,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Creates a cache that measures age on the system's continuous clock.
+    ///
+    /// - Parameter configuration: the cost, count and age limits (by default none, but for one entry's
+    ///   share of the cost).
     public convenience init(configuration: Configuration = .init()) {
         self.init(configuration: configuration, clock: ContinuousClock())
     }
 
     /// Returns the fresh value stored for `key` and marks it as most recently used, or `nil`.
+    ///
+    /// - Parameter key: the key the value was stored under.
+    /// - Returns: the value, or `nil` when none is stored for `key` or its entry has expired (the entry
+    ///   is dropped then).
     @inlinable
     public func value(forKey key: Key) -> Value? {
         storage.withLock { $0.value(forKey: key, now: elapsed) }
@@ -102,11 +124,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// entries until the limits hold again.
     ///
     /// - Parameters:
+    ///   - value: the value to keep; ``value(forKey:)`` returns it until it is evicted, removed or
+    ///     expires.
+    ///   - key: the key it is found by; an earlier value for it is replaced.
     ///   - cost: the entry's cost in the unit of `costLimit`; negative counts as 0.
-    ///   - timeToLive: overrides the configuration's time-to-live for this entry.
+    ///   - timeToLive: overrides the configuration's time-to-live for this entry; `nil` (the default)
+    ///     keeps the configuration's.
     /// - Returns: `false` when the value was not stored because its cost exceeds the per-entry
-    ///   limit; any earlier value for `key` is removed then, so a stale value never outlives a
-    ///   newer one.
+    ///   limit (or the count limit is 0); any earlier value for `key` is removed then, so a stale
+    ///   value never outlives a newer one.
     @discardableResult
     @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 1, timeToLive: Duration? = nil) -> Bool {
@@ -117,6 +143,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Removes the entry for `key` and returns its value, expired or not.
+    ///
+    /// - Parameter key: the key whose entry goes.
+    /// - Returns: the removed value, expired or not, or `nil` when none was stored.
     @discardableResult
     @inlinable
     public func removeValue(forKey key: Key) -> Value? {
@@ -140,6 +169,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Evicts least recently used entries until the total cost is at most `cost` — for example
     /// when the process is asked to use less memory.
+    ///
+    /// - Parameter cost: the total cost to keep at most; `0` empties the cache, and a negative value
+    ///   counts as 0.
     public func trim(toCost cost: Int) {
         storage.withLock { $0.trim(toCost: max(0, cost), toCount: .max) }
     }

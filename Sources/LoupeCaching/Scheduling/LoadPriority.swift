@@ -44,6 +44,8 @@ public final class LoadPriority: Sendable {
     }
 
     /// A priority owned by its creator, starting at `initial`.
+    ///
+    /// - Parameter initial: the priority to start at; ``update(to:)`` changes it later.
     public init(_ initial: TaskPriority) {
         source = .own(Locked(initial), arrival: nil)
     }
@@ -77,6 +79,8 @@ public final class LoadPriority: Sendable {
     /// Changes a priority created with ``init(_:)``. Work ordered by it, and every shared load
     /// it waits for, see the new value the next time they choose. A load's own priority (the
     /// one ``SingleFlightLoader`` hands to a load) follows its waiters and cannot be set.
+    ///
+    /// - Parameter priority: the new priority; ignored for a load's priority.
     public func update(to priority: TaskPriority) {
         if case .own(let value, _) = source {
             value.withLock { $0 = priority }

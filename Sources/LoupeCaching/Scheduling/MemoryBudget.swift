@@ -43,6 +43,9 @@ public final class MemoryBudget: Sendable {
     private let state = Locked(State())
 
     /// A budget of `limit` bytes (at least one).
+    ///
+    /// - Parameter limit: the bytes that may be held before new reservations wait; values below 1
+    ///   count as 1.
     public init(limit: Int) {
         self.limit = max(1, limit)
     }

@@ -31,7 +31,8 @@ public final class MemoryPressureMonitor: Sendable {
     ///   - directory: the cgroup folder to read; `nil` for the process's own (from `/proc/self/cgroup`).
     ///   - interval: between two reads (at least ``minimumInterval``).
     ///   - stallThreshold: the PSI `some avg10` percentage counted as pressure.
-    ///   - onPressure: called (on no particular thread) once per poll that finds pressure risen.
+    ///   - onPressure: called (on no particular thread) after each poll that finds a new `high`, `max` or
+    ///     `oom` event, or the stall share at or above `stallThreshold`: every poll while a stall lasts.
     public init?(directory: URL? = nil, interval: Duration = .seconds(1), stallThreshold: Double = 10,
                  onPressure: @escaping @Sendable () -> Void) {
         guard let directory = directory ?? Self.ownCgroupDirectory() else { return nil }

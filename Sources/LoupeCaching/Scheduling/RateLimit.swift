@@ -8,6 +8,12 @@ public struct RateLimit: Sendable, Equatable {
     public var burst: Int
 
     /// A limit of `requestsPerSecond`, with bursts of `burst`.
+    ///
+    /// - Parameters:
+    ///   - requestsPerSecond: the sustained rate, in operations started per second (the queue applying
+    ///     it counts anything below 0.001 as 0.001).
+    ///   - burst: how many may start at once after a quiet period (the queue applying it counts anything
+    ///     below 1 as 1).
     public init(requestsPerSecond: Double, burst: Int = 1) {
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst

@@ -58,6 +58,15 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     }
 
     /// Creates a loader whose load receives its live priority (see ``PrioritizedLoad``).
+    ///
+    /// - Parameters:
+    ///   - memoryCache: where results are stored and looked up first; `nil` to only coalesce. The
+    ///     default cache has no cost, count or age limit.
+    ///   - cost: each value's cost in the memory cache's unit (for images: bytes of pixels).
+    ///   - loadStart: where a load started for a caller that waits for it runs until it first
+    ///     suspends (``LoadStart``); `.queued` by default. Prefetches always start queued.
+    ///   - prioritizedLoad: produces the value for a key when it is neither cached nor already loading,
+    ///     receiving the load's live priority: the highest of its waiters' at the moment it is read.
     public convenience init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
@@ -70,6 +79,16 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// Creates a loader whose load receives the loader and its live priority (see
     /// ``RecursiveLoad``).
+    ///
+    /// - Parameters:
+    ///   - memoryCache: where results are stored and looked up first; `nil` to only coalesce. The
+    ///     default cache has no cost, count or age limit.
+    ///   - cost: each value's cost in the memory cache's unit (for images: bytes of pixels).
+    ///   - loadStart: where a load started for a caller that waits for it runs until it first
+    ///     suspends (``LoadStart``); `.queued` by default. Prefetches always start queued.
+    ///   - recursiveLoad: produces the value for a key when it is neither cached nor already loading,
+    ///     receiving this loader (to ask it for other keys without holding it) and the load's live
+    ///     priority.
     public init(
         memoryCache: MemoryCache<Key, Value>? = MemoryCache(),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
@@ -85,7 +104,10 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     /// Returns the value for `key`: from the memory cache at once, else by joining the load in
     /// flight for `key`, else by starting that load.
     ///
-    /// - Parameter priority: this caller's priority; defaults to the calling task's.
+    /// - Parameters:
+    ///   - key: the key whose value is wanted; callers asking for equal keys share one load.
+    ///   - priority: this caller's priority; defaults to the calling task's.
+    /// - Returns: the value, cached or loaded.
     /// - Throws: `CancellationError` when the calling task is cancelled (the shared load goes on
     ///   for its other waiters); ``LoadError`` when the load failed.
     ///
@@ -102,6 +124,14 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// Returns the value for `key` like ``value(for:priority:)-(_,TaskPriority?)``, with a
     /// priority the caller may change while it waits: the load's priority follows it.
+    ///
+    /// - Parameters:
+    ///   - key: the key whose value is wanted; callers asking for equal keys share one load.
+    ///   - priority: this caller's priority, which it may change (``LoadPriority/update(to:)``) while it
+    ///     waits; the load runs at the highest of its waiters'.
+    /// - Returns: the value, cached or loaded.
+    /// - Throws: `CancellationError` when the calling task is cancelled (the shared load goes on
+    ///   for its other waiters); ``LoadError`` when the load failed.
     @inlinable
     nonisolated(nonsending)
     public func value(for key: Key, priority: LoadPriority) async throws -> Value {
@@ -125,10 +155,15 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     }
 
     /// Starts loading `key` into the memory cache in the background, unless it is cached or
-    /// already loading, so that a later ``value(for:priority:)`` finds it ready or joins it.
+    /// already loading, so that a later ``value(for:priority:)-(_,TaskPriority?)`` finds it ready or joins it.
     ///
     /// Nobody waits for the result; a failed prefetch leaves no trace. Repeating the call for a
     /// key that is already prefetching does nothing more.
+    ///
+    /// - Parameters:
+    ///   - key: the key whose value to load ahead of its callers.
+    ///   - priority: the prefetch's priority; the load runs at the highest of it and its waiters'. A
+    ///     repeated call with a higher priority raises it.
     public func prefetch(_ key: Key, priority: TaskPriority = .low) {
         if memoryCache?.value(forKey: key) != nil { return }
         flights.withLock { flights in
@@ -141,6 +176,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
 
     /// Withdraws the prefetch of `key`. Its load is cancelled unless callers are waiting for it,
     /// in which case it goes on for them.
+    ///
+    /// - Parameter key: the key given to ``prefetch(_:priority:)``; a key not prefetching is ignored.
     public func cancelPrefetch(_ key: Key) {
         let abandoned: Task<Void, Never>? = flights.withLock { flights in
             guard let flight = flights[key], flight.prefetchPriority != nil else { return nil }
@@ -156,6 +193,10 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     }
 
     /// The value for `key` if the memory cache holds it, without loading.
+    ///
+    /// - Parameter key: the key whose value is wanted.
+    /// - Returns: the cached value, or `nil` when the memory cache holds none or the loader has no
+    ///   memory cache.
     public func cachedValue(for key: Key) -> Value? {
         memoryCache?.value(forKey: key)
     }
@@ -166,6 +207,9 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     }
 
     /// Whether a load for `key` is in flight now.
+    ///
+    /// - Parameter key: the key to check.
+    /// - Returns: `true` while a load for `key` runs, for callers or for a prefetch.
     public func isLoading(_ key: Key) -> Bool {
         flights.withLock { $0[key] != nil }
     }
