@@ -52,6 +52,16 @@ struct DocumentationSite: Sendable {
     /// The URL of `path` on this site.
     func url(_ path: String) -> URL { origin.url(path) }
 
+    /// A pipeline over a disk cache in `folder` that an earlier visit (another pipeline, shut
+    /// down since) left holding `url`'s image: stale at once for a `/stale/` path (max-age=0).
+    /// Its memory cache is empty, so a request for `url` meets the stale disk copy.
+    func pipelineWithStaleCopy(of url: URL, thumbnail: Int, in folder: TemporaryFolder) async throws -> ImagePipeline {
+        let earlier = ImagePipeline(configuration: .init(dataCache: try DiskCache(directory: folder.url)))
+        _ = try await earlier.image(for: ImageRequest(url: url, thumbnail: thumbnail))
+        await earlier.shutdown()
+        return ImagePipeline(configuration: .init(dataCache: try DiskCache(directory: folder.url)))
+    }
+
     /// Makes every `/stale/` path serve its next version (a portrait photo, another ETag).
     func publishNewVersion() { state.version.withLock { $0 += 1 } }
 
