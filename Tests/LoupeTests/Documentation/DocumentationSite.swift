@@ -37,7 +37,7 @@ struct DocumentationSite: Sendable {
     static let progressive = Result { try TestImage.photoJPEG(progressive: true) }
 
     /// Runs `body` with the site, stopping it afterwards whatever `body` does.
-    static func run<Result>(_ body: (DocumentationSite) async throws -> Result) async throws -> Result {
+    static func run<Value>(_ body: (DocumentationSite) async throws -> Value) async throws -> Value {
         let received = Recorder<Received>(), state = DocumentationSiteState()
         let landscape = try landscape.get(), portrait = try portrait.get(), progressive = try progressive.get()
         return try await OriginServer.run(handler: { request in
