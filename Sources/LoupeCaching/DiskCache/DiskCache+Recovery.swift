@@ -6,6 +6,21 @@ import Glibc
 
 /// Opening a disk cache: replay the journal, and repair whatever a crash or a lost journal left.
 extension DiskCache {
+    /// What opening the cache found and repaired (for logs and diagnostics).
+    public struct Recovery: Sendable, Equatable {
+        /// The previous owner closed the cache; nothing had to be checked.
+        public var previousSessionEndedCleanly = true
+        /// The journal was missing or damaged, so the index was rebuilt from the segments
+        /// (last-access order and revalidated expiry dates from the lost journal are gone).
+        public var indexRebuiltFromFiles = false
+        /// Index entries dropped because their segment was missing or too short.
+        public var droppedEntries = 0
+        /// Files removed: segments without live entries, and the previous layout's entry files.
+        public var removedFiles = 0
+        /// Entries evicted on open because they exceeded the (possibly lowered) size limit.
+        public var evictedEntries = 0
+    }
+
     struct Loaded {
         var index: DiskCacheIndex
         var journal: DiskCacheJournal
