@@ -53,12 +53,12 @@ struct Coordinate: Hashable, Sendable {
     var longitude: Double
 }
 
-/// An app's reverse geocoder: a place's name, counting its calls.
+/// An app's reverse geocoder: a place's name, recording each coordinate it was asked for.
 final class Geocoder: Sendable {
-    let calls = Counter()
+    let asked = Recorder<Coordinate>()
 
     func name(of coordinate: Coordinate) async throws -> String {
-        _ = calls.increment()
+        asked.record(coordinate)
         try await Task.sleep(for: .milliseconds(20))
         return coordinate.latitude > 37.55 ? "Jongno-gu" : "Jung-gu"
     }

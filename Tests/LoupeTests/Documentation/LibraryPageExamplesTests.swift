@@ -242,9 +242,9 @@ import Testing
         geocoder.cancelPrefetch(nextCoordinate)                // a caller that joined it still gets its value
 
         #expect(name == "Jongno-gu")
-        let calls = geocoding.calls.count
         #expect(try await geocoder.value(for: coordinate) == "Jongno-gu")
-        #expect(geocoding.calls.count == calls, "a second ask is a memory hit")
+        // The prefetch of the next place may still call the geocoder for it; this one was asked once.
+        #expect(geocoding.asked.all.filter { $0 == coordinate }.count == 1, "a second ask is a memory hit")
         #expect(places.value(forKey: coordinate) == "Jongno-gu")
     }
 
