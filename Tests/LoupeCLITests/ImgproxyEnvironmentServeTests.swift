@@ -46,12 +46,7 @@ import Glibc
 
             IMGPROXY_LOG_LEVEL=info
             """
-        var environment: [String: String] = [:]
-        for line in file.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
-        }
-        let child = try ServeProcess([], environment: environment)
+        let child = try ServeProcess([], environment: Self.environment(fromFile: file))
         defer { child.kill() }
         let port = try await child.port()
 
@@ -99,10 +94,23 @@ import Glibc
         #expect(ignored.count == names.count, "\(ignored)")
     }
 
-    /// A GET: status, headers (by lower-cased name) and body.
-    static func get(port: Int, path: String) async throws -> (status: Int, headers: [String: String], body: Data) {
+    /// The variables of an environment file as `docker run --env-file` reads it: `NAME=value`
+    /// lines, comments and blank lines skipped.
+    static func environment(fromFile file: String) -> [String: String] {
+        var environment: [String: String] = [:]
+        for line in file.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return environment
+    }
+
+    /// A GET with `headers`: status, headers (by lower-cased name) and body.
+    static func get(port: Int, path: String, headers requestHeaders: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw FixtureError("bad path \(path)") }
-        let (data, response) = try await URLSession.shared.data(from: url)
+        var request = URLRequest(url: url)
+        for (name, value) in requestHeaders { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] {

@@ -53,7 +53,9 @@ struct ThumborURL: Sendable {
     /// nested URLs `extract_focal()` reads, which are only read, never followed further (each
     /// level following its own would make the work grow exponentially with the nesting).
     init(path: String, extractsFocus: Bool = true) throws(ServiceError) {
-        guard Self.isThumborPath(path) else { throw .badURL("not a thumbor URL (/unsafe/… or /<signature>/…)") }
+        // Whatever length imgproxy's signatures have on this server: the caller chose the dialect
+        // (``ImageService/parse(path:)``), or the path is nested in a thumbor URL.
+        guard Self.isThumborPath(path, imgproxySignatureLength: nil) else { throw .badURL("not a thumbor URL (/unsafe/… or /<signature>/…)") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/") else { throw .badURL("the thumbor URL names no image") }
         let first = String(afterSlash[..<slash])
