@@ -108,8 +108,8 @@ extension ImgproxyOption {
             meaning: "`format:quality` pairs, under `quality`, over `IMGPROXY_FORMAT_QUALITY` and `IMGPROXY_QUALITY`; 0 is \"not set\"",
             loupe: "yes; the server setting is `--format-quality jpeg=80,webp=70`",
             differences: "formats Loupe never writes with a quality (png, gif, ico, svg, bmp, tiff) are accepted "
-                + "and change nothing; imgproxy's default `IMGPROXY_FORMAT_QUALITY` is `webp=79,avif=63,jxl=77`, "
-                + "Loupe's is `jxl=77` (every other format gets `--quality`, 80) (`OutputOptionsTests.formatQualityPrecedence`)")
+                + "and change nothing; the defaults are imgproxy's, `webp=79,avif=63,jxl=77` and `--quality` (80) for the others "
+                + "(`OutputOptionsTests.formatQualityPrecedence`, `DefaultQualityTests`)")
         ) { arguments, options throws(ServiceError) in
             guard arguments.count % 2 == 0 else {
                 throw .badOption("option '\(arguments.name)' takes format:quality pairs, got \(arguments.count) arguments")
