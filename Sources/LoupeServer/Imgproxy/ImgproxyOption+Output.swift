@@ -89,8 +89,9 @@ extension ImgproxyOption {
         },
         ImgproxyOption(["preserve_hdr", "ph"], arguments: 1...1, documentation: .init(
             meaning: "keep more than 8 bits per channel when the source has them and the result's format can hold them; off by default",
-            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 "
-                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`)")
+            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 bits per "
+                + "channel, so a 16-bit PNG or TIFF gives an 8-bit result (RGB, or grey for a grey source), as imgproxy's without `ph` "
+                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`, `GreyResultTests`)")
         ) { arguments, _ throws(ServiceError) in
             // Every source is decoded to 8 bits per channel, so there is no deeper result to keep.
             _ = try arguments.boolean(arguments[0])

@@ -300,7 +300,8 @@ final class ImageService: Sendable {
             let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames)
                                                       * RequestCost.encodeBytes(output.format)))
             defer { buffers.release() }
-            let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes)
+            let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes,
+                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options))
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: output.format), encodeStart)
