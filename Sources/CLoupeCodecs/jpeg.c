@@ -213,7 +213,7 @@ static void dest_term(j_compress_ptr cinfo) {
 }
 
 static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                       int quality, int progressive) {
+                       int quality, int progressive, int grey) {
     if (setjmp(enc->error.jump)) return enc->cancelled ? LC_CANCELLED : LC_ERROR;
     jpeg_create_compress(&enc->cinfo);
     enc->cinfo.client_data = enc;
@@ -234,6 +234,9 @@ static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width
     enc->cinfo.input_components = 4;
     enc->cinfo.in_color_space = JCS_EXT_RGBX;  // libjpeg-turbo skips the fourth byte
     jpeg_set_defaults(&enc->cinfo);
+    // One component: libjpeg-turbo takes the luma of each RGBX pixel, which is its grey value
+    // exactly when R = G = B (the weights sum to one in its fixed point).
+    if (grey) jpeg_set_colorspace(&enc->cinfo, JCS_GRAYSCALE);
     jpeg_set_quality(&enc->cinfo, quality, TRUE);
     if (progressive) jpeg_simple_progression(&enc->cinfo);
     jpeg_start_compress(&enc->cinfo, TRUE);
@@ -246,13 +249,13 @@ static int encode_into(lc_jpeg_encoder *enc, const uint8_t *rgba, uint32_t width
 }
 
 int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
-                   int progressive, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
+                   int progressive, int grey, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     lc_jpeg_encoder *enc = lc_encoder_state(sizeof *enc, message);
     if (!enc) return LC_ERROR;
     enc->cancel = cancel;
     install_error_manager(&enc->error.base);
     enc->cinfo.err = &enc->error.base;
-    int status = encode_into(enc, rgba, width, height, stride, quality, progressive);
+    int status = encode_into(enc, rgba, width, height, stride, quality, progressive, grey);
     jpeg_destroy_compress(&enc->cinfo);
     status = lc_output_buffer_finish(&enc->output, status, enc->error.message, out, out_size, message);
     free(enc);

@@ -283,25 +283,35 @@ static void write_to_memory(png_structp png, png_bytep bytes, size_t length) {
 static void flush_memory(png_structp png) { (void)png; }
 
 static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                           int has_alpha, int level, const lc_cancel *cancel) {
+                           int has_alpha, int grey, int level, const lc_cancel *cancel) {
     if (setjmp(enc->jump)) return LC_ERROR;
     png_set_write_fn(enc->png, enc, write_to_memory, flush_memory);
-    png_set_IHDR(enc->png, enc->info, width, height, 8, has_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    int color_type = grey ? (has_alpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY)
+                          : (has_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB);
+    // Bytes per pixel in the file: the first channels of each RGBA pixel (grey keeps R, which
+    // equals G and B), then alpha.
+    size_t colors = grey ? 1 : 3, channels = colors + (has_alpha ? 1 : 0);
+    png_set_IHDR(enc->png, enc->info, width, height, 8, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(enc->png, level);
     png_write_info(enc->png, enc->info);
-    if (!has_alpha) {
-        enc->row = malloc((size_t)width * 3);
+    if (channels != 4) {
+        enc->row = malloc((size_t)width * channels);
         if (!enc->row) png_error(enc->png, "out of memory");
     }
     for (uint32_t y = 0; y < height; y++) {
         // Each row is filtered and deflated as it is written: a check per row bounds the wait.
         if (lc_encode_cancelled(cancel, enc->message)) return LC_CANCELLED;
         const uint8_t *source = rgba + (size_t)y * stride;
-        if (has_alpha) {
+        if (channels == 4) {
             png_write_row(enc->png, source);
         } else {
-            for (uint32_t x = 0; x < width; x++) memcpy(enc->row + 3 * (size_t)x, source + 4 * (size_t)x, 3);
+            for (uint32_t x = 0; x < width; x++) {
+                uint8_t *pixel = enc->row + channels * (size_t)x;
+                const uint8_t *from = source + 4 * (size_t)x;
+                memcpy(pixel, from, colors);
+                if (has_alpha) pixel[colors] = from[3];
+            }
             png_write_row(enc->png, enc->row);
         }
     }
@@ -309,7 +319,7 @@ static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t wi
     return LC_OK;
 }
 
-int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
+int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
                   int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     lc_png_encoder *enc = lc_encoder_state(sizeof *enc, message);
     if (!enc) return LC_ERROR;
@@ -319,7 +329,7 @@ int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t s
     if (!enc->png || !enc->info) {
         snprintf(enc->message, sizeof enc->message, "out of memory");
     } else {
-        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, compression_level, cancel);
+        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, grey, compression_level, cancel);
     }
     if (enc->png) png_destroy_write_struct(&enc->png, enc->info ? &enc->info : NULL);
     free(enc->row);

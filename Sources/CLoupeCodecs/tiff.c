@@ -268,15 +268,16 @@ void lc_tiff_destroy(lc_tiff *self) {
     free(self);
 }
 
-int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, const lc_cancel *cancel,
-                   uint8_t **out, size_t *out_size, char *message) {
+int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
+                   const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     *out = NULL;
     *out_size = 0;
     message[0] = '\0';
     const lc_tiff_functions *lib = lc_tiff_functions_load(message);
     if (!lib) return LC_ERROR;
     lc_tiff_stream stream = {0};
-    uint16_t samples = has_alpha ? 4 : 3;
+    // Grey keeps R of each RGBA pixel (equal to G and B), then alpha.
+    uint16_t colors = grey ? 1 : 3, samples = colors + (has_alpha ? 1 : 0);
     size_t row_bytes = (size_t)width * samples;
     char error[LC_MESSAGE_CAPACITY] = "";
     // The writer's own allocations are a row or a strip of this image.
@@ -289,7 +290,7 @@ int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
     if (status == LC_OK
         && !(lib->TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width) && lib->TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height)
              && lib->TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8) && lib->TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, samples)
-             && lib->TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB)
+             && lib->TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, grey ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB)
              && lib->TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
              && lib->TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT)
              // Deflate with the horizontal predictor: lossless, and read by every TIFF reader
@@ -306,10 +307,15 @@ int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t 
             break;
         }
         const uint8_t *source = rgba + (size_t)y * stride;
-        if (has_alpha) {
+        if (samples == 4) {
             memcpy(row, source, row_bytes);
         } else {
-            for (uint32_t x = 0; x < width; x++) memcpy(row + (size_t)x * 3, source + (size_t)x * 4, 3);
+            for (uint32_t x = 0; x < width; x++) {
+                uint8_t *pixel = row + (size_t)x * samples;
+                const uint8_t *from = source + (size_t)x * 4;
+                memcpy(pixel, from, colors);
+                if (has_alpha) pixel[colors] = from[3];
+            }
         }
         if (lib->TIFFWriteScanline(tif, row, y, 0) < 0) status = LC_ERROR;
     }

@@ -78,4 +78,25 @@ public struct Bitmap: Sendable, Equatable {
             return false
         }
     }
+
+    /// Whether every pixel is grey (R = G = B, whatever its alpha): what a grey source stays
+    /// through processing that adds no colour, so that an encoder can write it as grey.
+    public var isGrey: Bool {
+        pixels.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else { return true }
+            for y in 0..<height {
+                let row = start + y &* bytesPerRow
+                // Differences OR-ed over a row and tested once per row, so the loop vectorizes.
+                var differences: UInt8 = 0
+                for x in 0..<width {
+                    let pixel = row + x &* 4
+                    let r = pixel.load(as: UInt8.self), g = pixel.load(fromByteOffset: 1, as: UInt8.self)
+                    let b = pixel.load(fromByteOffset: 2, as: UInt8.self)
+                    differences |= (r ^ g) | (r ^ b)
+                }
+                if differences != 0 { return false }
+            }
+            return true
+        }
+    }
 }

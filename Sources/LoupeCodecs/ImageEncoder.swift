@@ -59,14 +59,22 @@ public struct ImageEncoder: Sendable {
     /// images as something other than sRGB.
     public var embedsSRGBProfile: Bool
 
+    /// Whether PNG, JPEG and TIFF write a bitmap whose every pixel is grey (``Bitmap/isGrey``)
+    /// as a grey image (PNG and TIFF with alpha when it has transparency), as imgproxy keeps a
+    /// grey source's colour space: set for a grey source's result. Off, they write RGB(A).
+    /// The other formats have no grey mode here.
+    public var keepsGrey = false
+
     /// Creates an encoder that embeds no profile.
     public init() {
         self.embedsSRGBProfile = false
     }
 
-    /// Creates an encoder that embeds the sRGB profile or not.
-    public init(embedsSRGBProfile: Bool) {
+    /// Creates an encoder that embeds the sRGB profile or not, and (`keepsGrey`) writes a grey
+    /// bitmap as grey where its format can.
+    public init(embedsSRGBProfile: Bool, keepsGrey: Bool = false) {
         self.embedsSRGBProfile = embedsSRGBProfile
+        self.keepsGrey = keepsGrey
     }
 
     /// Encodes `bitmap` as `format`. Throws `ImageCodecError.invalidBitmap` for an impossible
@@ -79,7 +87,10 @@ public struct ImageEncoder: Sendable {
         }
         switch format {
         case .bmp: return BMPEncoder.bmp(bitmap)
-        case .ico: return BMPEncoder.ico(png: try encode(bitmap, as: .png), width: bitmap.width, height: bitmap.height)
+        case .ico:
+            // An icon's PNG stays RGBA, the form icon readers expect.
+            return BMPEncoder.ico(png: try ImageEncoder(embedsSRGBProfile: embedsSRGBProfile).encode(bitmap, as: .png), width: bitmap.width,
+                                  height: bitmap.height)
         default: break
         }
         var message = CMessage()
@@ -88,16 +99,21 @@ public struct ImageEncoder: Sendable {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
+        // Not with the sRGB profile, an RGB profile that a grey image may not carry.
+        let grey: Int32 = switch format {
+        case .jpeg, .png, .tiff: keepsGrey && profile == nil && bitmap.isGrey ? 1 : 0
+        default: 0
+        }
         let status: Int32 = try EncoderCancellation.with { cancel in try bitmap.pixels.withUnsafeBufferPointer { pixels in
             let base = pixels.baseAddress
             return try message.withPointer { text in
                 switch format {
                 case let .jpeg(quality, progressive):
                     guard (1...100).contains(quality) else { throw ImageCodecError.invalidBitmap("JPEG quality \(quality) is outside 1...100") }
-                    return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, cancel, &output, &size, text)
+                    return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, grey, cancel, &output, &size, text)
                 case .png:
                     // Level 6 is zlib's default: nearly the size of 9 at a fraction of the time.
-                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, 6, cancel, &output, &size, text)
+                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, grey, 6, cancel, &output, &size, text)
                 case let .webp(quality):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("WebP quality \(quality) is outside 0...100") }
                     return lc_webp_encode(base, width, height, stride, 0, Float(quality), cancel, &output, &size, text)
@@ -122,7 +138,7 @@ public struct ImageEncoder: Sendable {
                     return lc_heif_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, Int32(quality), cancel, &output, &size, text)
                 case .tiff:
                     try CodecLibrary.require(.tiff)
-                    return lc_tiff_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, cancel, &output, &size, text)
+                    return lc_tiff_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, grey, cancel, &output, &size, text)
                 case .bmp, .ico:
                     throw ImageCodecError.invalidBitmap("\(format.imageFormat) is written in Swift")
                 case .gif:

@@ -88,14 +88,19 @@ extension ImageFormat {
 /// the one decision the service, `loupe fetch` and the pipeline's stored copies make.
 public struct OutputChoice: Sendable, Hashable {
     /// The format asked for by name (`loupe fetch --format`, an imgproxy URL's `format`):
-    /// written whatever the image; an animation keeps its first frame in a format that cannot
-    /// animate, as in imgproxy.
+    /// written whatever the image unless an `enforced` format takes its place; an animation
+    /// keeps its first frame in a format that cannot animate, as in imgproxy.
     public var named: ImageFormat?
     /// The formats the client accepts beyond the source's rule, best first (the service's
-    /// `Accept` negotiation): the first that can hold the image is taken, so an animation skips
-    /// the ones that cannot animate (an animation negotiated to AVIF becomes WebP when WebP is
-    /// accepted too); with none that can, the source's rule applies.
+    /// `Accept` negotiation), for a result with no `named` format: the first that can hold the
+    /// image is taken, so an animation skips the ones that cannot animate (an animation
+    /// negotiated to AVIF becomes WebP when WebP is accepted too); with none that can, the
+    /// source's rule applies.
     public var accepted: [ImageFormat]
+    /// The formats written even over a `named` one, best first (imgproxy's `IMGPROXY_ENFORCE_*`
+    /// for a client that accepts them): the first that can hold the image is taken, else the
+    /// named format. Without a named format, `accepted` decides (it lists these too).
+    public var enforced: [ImageFormat]
     /// Whether a result with no named or accepted format keeps its source's format where Loupe
     /// writes it (``ImageFormat/defaultOutput(forSource:transparent:)``, imgproxy's rule); else
     /// it is JPEG, or PNG with transparency (``ImageFormat/fallbackOutput(transparent:)``), for
@@ -107,10 +112,11 @@ public struct OutputChoice: Sendable, Hashable {
     public var qualities: [ImageFormat: Int]
 
     /// Creates a choice; by default the source's rule at `quality`.
-    public init(named: ImageFormat? = nil, accepted: [ImageFormat] = [], keepsSourceFormat: Bool = true, quality: Int,
-                qualities: [ImageFormat: Int] = [:]) {
+    public init(named: ImageFormat? = nil, accepted: [ImageFormat] = [], enforced: [ImageFormat] = [], keepsSourceFormat: Bool = true,
+                quality: Int, qualities: [ImageFormat: Int] = [:]) {
         self.named = named
         self.accepted = accepted
+        self.enforced = enforced
         self.keepsSourceFormat = keepsSourceFormat
         self.quality = quality
         self.qualities = qualities
@@ -119,21 +125,30 @@ public struct OutputChoice: Sendable, Hashable {
     /// The format and quality of a result made from a `source` image (`transparent`: its first
     /// frame has transparency; `animated`: it has more than one frame).
     public func decide(source: ImageFormat, transparent: Bool, animated: Bool) -> OutputDecision {
-        let format = named
-            ?? accepted.first { !animated || $0.animates }
+        let holds = { (format: ImageFormat) in !animated || format.animates }
+        let format = named.map { named in enforced.first(where: holds) ?? named }
+            ?? accepted.first(where: holds)
             ?? (keepsSourceFormat ? .defaultOutput(forSource: source, transparent: transparent) : .fallbackOutput(transparent: transparent))
         return OutputDecision(format: format, quality: qualities[format] ?? quality)
     }
 
     /// Whether the result may keep an animation's frames, known before the image is: false only
-    /// for a named format that cannot animate, so that frames are decoded only to be kept.
-    public var mayKeepFrames: Bool { named?.animates ?? true }
+    /// for a named format that cannot animate and nothing enforced over it, so that frames are
+    /// decoded only to be kept (and whether the image is animated is known when an enforced
+    /// format skips animations).
+    public var mayKeepFrames: Bool { named.map { $0.animates || !enforced.isEmpty } ?? true }
 
-    /// The choice's format inputs as text (`jpeg`, `avif+webp`, `source`): two choices that can
-    /// decide differently for one image have different keys, for a cache keyed by results.
-    /// Qualities are not in it.
+    /// The format the result most likely gets, known before the image is (for estimates):
+    /// the first enforced or the named, else the first accepted; `nil` for the source's rule.
+    public var likelyFormat: ImageFormat? { named.map { enforced.first ?? $0 } ?? accepted.first }
+
+    /// The choice's format inputs as text (`jpeg`, `avif+webp`, `webp>jpeg`, `source`): two
+    /// choices that can decide differently for one image have different keys, for a cache
+    /// keyed by results. Qualities are not in it.
     public var formatKey: String {
-        if let named { return named.rawValue }
+        if let named {
+            return enforced.isEmpty ? named.rawValue : enforced.map(\.rawValue).joined(separator: "+") + ">" + named.rawValue
+        }
         let stored = keepsSourceFormat ? "source" : "fallback"
         return accepted.isEmpty ? stored : accepted.map(\.rawValue).joined(separator: "+")
     }

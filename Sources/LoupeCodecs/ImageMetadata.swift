@@ -14,10 +14,14 @@ public struct ImageMetadata: Sendable, Equatable {
     public var loopCount: Int?
     /// Progressive JPEG, or interlaced PNG or GIF.
     public var isProgressive: Bool
+    /// Whether the file stores grey samples: a grey or grey-with-alpha PNG, a one-component
+    /// JPEG, a MinIsBlack or MinIsWhite TIFF, a grey JPEG XL. Decoded to RGBA like any other;
+    /// a result made from it can be written grey again (``ImageEncoder/keepsGrey``).
+    public var isGrey: Bool
 
     /// Creates metadata; decoders fill it from the file header.
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,
-                frameCount: Int = 1, loopCount: Int? = nil, isProgressive: Bool = false) {
+                frameCount: Int = 1, loopCount: Int? = nil, isProgressive: Bool = false, isGrey: Bool = false) {
         self.format = format
         self.width = width
         self.height = height
@@ -25,6 +29,7 @@ public struct ImageMetadata: Sendable, Equatable {
         self.frameCount = frameCount
         self.loopCount = loopCount
         self.isProgressive = isProgressive
+        self.isGrey = isGrey
     }
 
     /// Pixel count of one frame, for limit checks (cannot overflow: both sides come from

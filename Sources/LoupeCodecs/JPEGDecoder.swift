@@ -81,7 +81,7 @@ public struct JPEGDecoder: SingleFormatDecoding {
         }
         let metadata = ImageMetadata(format: .jpeg, width: Int(header.width), height: Int(header.height),
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
-                                     isProgressive: header.progressive != 0)
+                                     isProgressive: header.progressive != 0, isGrey: header.color_space == 1)
         // libjpeg's J_COLOR_SPACE: 1 grey, 4 CMYK, 5 YCCK (both decoded to raw CMYK).
         let pixels: SourcePixels = switch header.color_space {
         case 1: .grey

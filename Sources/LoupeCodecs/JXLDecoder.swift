@@ -38,7 +38,7 @@ public struct JXLDecoder: SingleFormatDecoding {
         guard let jxl = created else { throw ImageCodecError.corrupt(.jxl, message: message.text) }
         defer { lc_jxl_destroy(jxl) }
         let metadata = ImageMetadata(format: .jxl, width: Int(info.width), height: Int(info.height),
-                                     orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up)
+                                     orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, isGrey: info.grey != 0)
         return try body(jxl, metadata, info)
     }
 }

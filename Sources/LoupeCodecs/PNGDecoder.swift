@@ -64,7 +64,7 @@ public struct PNGDecoder: SingleFormatDecoding {
         }
         let metadata = ImageMetadata(format: .png, width: Int(header.width), height: Int(header.height),
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
-                                     isProgressive: header.interlaced != 0)
+                                     isProgressive: header.interlaced != 0, isGrey: header.color_type == 0 || header.color_type == 4)
         return try body(png, metadata, PNGDecoder.colors(of: header))
     }
 

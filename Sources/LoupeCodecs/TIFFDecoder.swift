@@ -45,7 +45,7 @@ public struct TIFFDecoder: SingleFormatDecoding {
         guard let tiff = created else { throw ImageCodecError.corrupt(.tiff, message: message.text) }
         defer { lc_tiff_destroy(tiff) }
         let metadata = ImageMetadata(format: .tiff, width: Int(info.width), height: Int(info.height),
-                                     orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up)
+                                     orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, isGrey: info.grey != 0)
         return try body(tiff, metadata, info)
     }
 }

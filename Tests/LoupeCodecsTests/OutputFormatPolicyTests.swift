@@ -55,6 +55,22 @@ import Testing
         #expect(OutputChoice(quality: 80).formatKey == "source" && OutputChoice(keepsSourceFormat: false, quality: 80).formatKey == "fallback")
     }
 
+    /// imgproxy's `ENFORCE_*`: an enforced format replaces a named one, the first that can hold
+    /// the image (JPEG XL and AVIF skipped for an animation), else the named format; without a
+    /// named format the accepted list decides, in its own order. Frames are decoded whenever an
+    /// enforced format may take over, and the key tells the decisions apart.
+    @Test func enforcedFormatsOverrideTheNamedOne() {
+        let enforced = OutputChoice(named: .png, enforced: [.avif, .webp], quality: 80, qualities: [.avif: 63])
+        #expect(enforced.decide(source: .jpeg, transparent: false, animated: false) == OutputDecision(format: .avif, quality: 63))
+        #expect(enforced.decide(source: .gif, transparent: false, animated: true).format == .webp)
+        #expect(OutputChoice(named: .gif, enforced: [.avif], quality: 80).decide(source: .gif, transparent: false, animated: true).format == .gif)
+        #expect(OutputChoice(named: .jpeg, enforced: [.avif], quality: 80).mayKeepFrames)
+        #expect(enforced.formatKey == "avif+webp>png" && enforced.likelyFormat == .avif)
+        let unnamed = OutputChoice(accepted: [.jxl, .avif, .webp], enforced: [.avif], quality: 80)
+        #expect(unnamed.decide(source: .jpeg, transparent: false, animated: false).format == .jxl)
+        #expect(unnamed.likelyFormat == .jxl && OutputChoice(named: .png, quality: 80).likelyFormat == .png)
+    }
+
     /// Every format Loupe writes, written from the policy's encoder settings, is that format
     /// when sniffed and decoded; an animation keeps its frames exactly where the policy says it
     /// animates.

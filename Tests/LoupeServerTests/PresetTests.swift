@@ -144,9 +144,10 @@ import Testing
                                                   "format-quality": "jpeg=70,webp=60,png=10,avif=50"], environment: [:])
         #expect(settings.presets.table == ["small": ["w:40"], "big": ["w:400"], "thumb": ["rs:fill:50:50"], "avatar": ["rs:fill:32:32", "q:90"]])
         #expect(settings.onlyPresets)
-        #expect(settings.formatQuality == [.jpeg: 70, .webp: 60, .avif: 50])
+        // Over imgproxy's defaults: JPEG XL keeps its 77.
+        #expect(settings.formatQuality == [.jpeg: 70, .webp: 60, .avif: 50, .jxl: 77])
         let fromEnvironment = try ServerSettings(flags: [:], environment: ["LOUPE_PRESETS": "x=w:1", "LOUPE_FORMAT_QUALITY": "jpg=33"])
-        #expect(fromEnvironment.presets.table == ["x": ["w:1"]] && fromEnvironment.formatQuality == [.jpeg: 33])
+        #expect(fromEnvironment.presets.table == ["x": ["w:1"]] && fromEnvironment.formatQuality == [.jpeg: 33, .webp: 79, .avif: 63, .jxl: 77])
         let cases: [([String: String], String)] = [
             (["presets": "a=w:x"], "preset 'a': 'x' in 'w' is not a size in pixels"),
             (["presets-file": folder.appendingPathComponent("missing").path], "--presets-file '\(folder.appendingPathComponent("missing").path)' cannot be read"),

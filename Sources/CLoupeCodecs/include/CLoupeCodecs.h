@@ -73,10 +73,11 @@ int lc_jpeg_warning_count(const lc_jpeg *jpeg);
 const char *lc_jpeg_message(const lc_jpeg *jpeg);
 void lc_jpeg_destroy(lc_jpeg *jpeg);
 
-/// Encodes RGBA (alpha ignored) to a JPEG at `quality` 1...100. On success `*out` is a
+/// Encodes RGBA (alpha ignored) to a JPEG at `quality` 1...100; `grey` non-zero writes one
+/// grey component (the pixels' luma: their value when R = G = B). On success `*out` is a
 /// malloc'd buffer the caller frees with lc_free.
 int lc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int quality,
-                   int progressive, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
+                   int progressive, int grey, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - PNG (libpng)
 
@@ -121,8 +122,9 @@ size_t lc_png_largest_allocation(const lc_png *png);
 const char *lc_png_message(const lc_png *png);
 void lc_png_destroy(lc_png *png);
 
-/// Encodes RGBA to PNG (`has_alpha` 0 writes RGB). `*out` is freed with lc_free.
-int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha,
+/// Encodes RGBA to PNG (`has_alpha` 0 writes RGB; `grey` non-zero writes grey, or grey with
+/// alpha, from each pixel's R, for pixels whose R = G = B). `*out` is freed with lc_free.
+int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
                   int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - WebP (libwebp, libwebpdemux)
@@ -361,10 +363,11 @@ lc_tiff *lc_tiff_create(const uint8_t *data, size_t size, size_t max_allocation,
 /// rows as stored (the orientation not applied).
 int lc_tiff_decode(lc_tiff *tiff, uint8_t *out, size_t stride, uint32_t width, uint32_t height, char *message);
 void lc_tiff_destroy(lc_tiff *tiff);
-/// Encodes RGBA (`has_alpha` 0 writes RGB) as an 8-bit Deflate-compressed TIFF. `*out` is
-/// freed with lc_free.
-int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, const lc_cancel *cancel,
-                   uint8_t **out, size_t *out_size, char *message);
+/// Encodes RGBA (`has_alpha` 0 writes RGB; `grey` non-zero writes MinIsBlack grey, or grey
+/// with alpha, from each pixel's R, for pixels whose R = G = B) as an 8-bit Deflate-compressed
+/// TIFF. `*out` is freed with lc_free.
+int lc_tiff_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
+                   const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - SVG (librsvg)
 

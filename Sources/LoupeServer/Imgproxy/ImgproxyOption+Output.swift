@@ -89,8 +89,9 @@ extension ImgproxyOption {
         },
         ImgproxyOption(["preserve_hdr", "ph"], arguments: 1...1, documentation: .init(
             meaning: "keep more than 8 bits per channel when the source has them and the result's format can hold them; off by default",
-            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 "
-                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`)")
+            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 bits per "
+                + "channel, so a 16-bit PNG or TIFF gives an 8-bit result (RGB, or grey for a grey source), as imgproxy's without `ph` "
+                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`, `GreyResultTests`)")
         ) { arguments, _ throws(ServiceError) in
             // Every source is decoded to 8 bits per channel, so there is no deeper result to keep.
             _ = try arguments.boolean(arguments[0])
@@ -108,8 +109,8 @@ extension ImgproxyOption {
             meaning: "`format:quality` pairs, under `quality`, over `IMGPROXY_FORMAT_QUALITY` and `IMGPROXY_QUALITY`; 0 is \"not set\"",
             loupe: "yes; the server setting is `--format-quality jpeg=80,webp=70`",
             differences: "formats Loupe never writes with a quality (png, gif, ico, svg, bmp, tiff) are accepted "
-                + "and change nothing; imgproxy's default `IMGPROXY_FORMAT_QUALITY` is `webp=79,avif=63,jxl=77`, "
-                + "Loupe's is `jxl=77` (every other format gets `--quality`, 80) (`OutputOptionsTests.formatQualityPrecedence`)")
+                + "and change nothing; the defaults are imgproxy's, `webp=79,avif=63,jxl=77` and `--quality` (80) for the others "
+                + "(`OutputOptionsTests.formatQualityPrecedence`, `DefaultQualityTests`)")
         ) { arguments, options throws(ServiceError) in
             guard arguments.count % 2 == 0 else {
                 throw .badOption("option '\(arguments.name)' takes format:quality pairs, got \(arguments.count) arguments")

@@ -104,6 +104,9 @@ final class ImageService: Sendable {
         /// How the result's format and quality are chosen once the image is known
         /// (``outputChoice(_:accept:)``).
         var output: OutputChoice
+        /// Whether the answer says `Vary: Accept`: whenever the server negotiates or enforces a
+        /// format (``ServerSettings/variesWithAccept``), whatever the URL names, as imgproxy.
+        var negotiated: Bool
         /// Names the result (options + source + format decision, and a local file's version),
         /// not the signature.
         var resultKey: String
@@ -118,9 +121,6 @@ final class ImageService: Sendable {
         var pipelineKey: String?
         /// A thumbor `meta/` URL: answered with thumbor's JSON of the operations, not the image.
         var thumborMeta = false
-
-        /// Whether the output format was chosen from `Accept` (or the source), not the URL.
-        var negotiated: Bool { output.named == nil }
 
         /// What the pipeline is asked for. Made when the result has to be: a result already in
         /// the result cache needs none, and the processors' identifiers are text made anew
@@ -155,9 +155,9 @@ final class ImageService: Sendable {
         let resultKey = Self.digest("\(parsed.source)\(version)\n\(options.resultKey)\(markKey);f=\(formatDecision)")
         // Frames are decoded only for a result that can keep them.
         let frames = output.mayKeepFrames ? options.maxAnimationFrames ?? 1 : 1
-        let cost = RequestCostCheck(options: options, format: output.named ?? output.accepted.first, watermark: mark, maximumFrames: frames,
-                                    settings: settings)
-        return Plan(url: url, options: options, output: output, resultKey: resultKey, lastModified: local?.attributes.modified,
+        let cost = RequestCostCheck(options: options, format: output.likelyFormat, watermark: mark, maximumFrames: frames, settings: settings)
+        return Plan(url: url, options: options, output: output, negotiated: settings.variesWithAccept, resultKey: resultKey,
+                    lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
                     pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta)
     }
@@ -195,7 +195,7 @@ final class ImageService: Sendable {
     /// the result key: one `quality` when the formats agree (`q:80`, `fq:jpeg:80` and nothing
     /// at all share a result when the server's default is 80), else every format's.
     func resolveQualities(_ options: inout ProcessingOptions) {
-        let formats: [ImageFormat] = [.jpeg, .webp, .avif]
+        let formats = ImageFormat.allCases.filter(\.isLossy)
         let qualities = formats.map { ResultEncoder.quality(for: $0, options: options, settings: settings) }
         if Set(qualities).count == 1 {
             options.quality = qualities[0]
@@ -300,7 +300,8 @@ final class ImageService: Sendable {
             let buffers = memoryBudget.reserveNow(Int(Double(container.bitmap.width * container.bitmap.height * frames)
                                                       * RequestCost.encodeBytes(output.format)))
             defer { buffers.release() }
-            let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes)
+            let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes,
+                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options))
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: output.format), encodeStart)
@@ -374,19 +375,30 @@ final class ImageService: Sendable {
         return request
     }
 
-    /// How a request's result gets its format and quality: the URL's format by name, else the
-    /// formats `Accept` lists that the server negotiates (AVIF when ``ServerSettings/negotiatesAVIF``,
-    /// then WebP), else the source's rule; each lossy format at the quality `options` (checked,
-    /// so its qualities resolved) and the settings give it (``ResultEncoder/quality(for:options:settings:)``).
+    /// How a request's result gets its format and quality, imgproxy's rule: each format the
+    /// server negotiates or enforces and `Accept` lists, best first (JPEG XL, AVIF, WebP; the
+    /// first two skipped for an animation), is taken when the URL names no format, and an
+    /// enforced one even when it does (but not over SVG, which only an SVG source answers);
+    /// else the URL's format, else the source's rule. Each lossy format at the quality `options`
+    /// (checked, so its qualities resolved) and the settings give it
+    /// (``ResultEncoder/quality(for:options:settings:)``).
     func outputChoice(_ options: ProcessingOptions, accept: String?) -> OutputChoice {
-        var accepted: [ImageFormat] = []
-        if options.format == nil, let accept {
-            if settings.negotiatesAVIF, Self.accepts(accept, "image/avif") { accepted.append(.avif) }
-            if Self.accepts(accept, "image/webp") { accepted.append(.webp) }
+        var accepted: [ImageFormat] = [], enforced: [ImageFormat] = []
+        let switches: [(format: ImageFormat, negotiates: Bool, enforces: Bool)] = [
+            (.jxl, settings.negotiatesJXL, settings.enforcesJXL),
+            (.avif, settings.negotiatesAVIF, settings.enforcesAVIF),
+            (.webp, settings.negotiatesWebP, settings.enforcesWebP),
+        ]
+        if let accept {
+            for entry in switches where (entry.negotiates || entry.enforces) && Self.accepts(accept, entry.format.mimeType) {
+                accepted.append(entry.format)
+                if entry.enforces { enforced.append(entry.format) }
+            }
         }
+        let named = options.format
         let qualities = ImageFormat.allCases.filter(\.isLossy).map { ($0, ResultEncoder.quality(for: $0, options: options, settings: settings)) }
-        return OutputChoice(named: options.format, accepted: accepted, quality: settings.defaultQuality,
-                            qualities: Dictionary(uniqueKeysWithValues: qualities))
+        return OutputChoice(named: named, accepted: named == nil ? accepted : [], enforced: named == nil || named == .svg ? [] : enforced,
+                            quality: settings.defaultQuality, qualities: Dictionary(uniqueKeysWithValues: qualities))
     }
 
     /// Whether an `Accept` header lists `type` (with a non-zero quality).

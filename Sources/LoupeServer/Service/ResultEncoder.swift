@@ -14,16 +14,30 @@ struct ResultEncoder: Sendable {
     let quality: Int
     /// The largest result in bytes (0: no limit); only lossy formats can be shrunk to it.
     let maxBytes: Int
+    /// Whether a result whose pixels are all grey is written grey where the format can hold it
+    /// (``keepsGrey(source:options:)``).
+    let keepsGrey: Bool
 
     /// The lowest quality `max_bytes` goes down to, as imgproxy's: below it, a result that
     /// still does not fit is answered as it is.
     static let lowestFittingQuality = 10
 
-    /// The encoder for what `output` decided, fitting the result to `maxBytes` (0: no limit).
-    init(output: OutputDecision, maxBytes: Int) {
+    /// The encoder for what `output` decided, fitting the result to `maxBytes` (0: no limit),
+    /// writing grey pixels as grey with `keepsGrey`.
+    init(output: OutputDecision, maxBytes: Int, keepsGrey: Bool = false) {
         format = output.format
         quality = output.quality
         self.maxBytes = maxBytes
+        self.keepsGrey = keepsGrey
+    }
+
+    /// Whether a result made from `source` with `options` stays grey, imgproxy's rule: a grey
+    /// source keeps its grey colour space in PNG, JPEG and TIFF unless processing adds colour —
+    /// a background that is not grey, or colour the result's pixels show (a coloured
+    /// watermark, thumbor's colour filters), which the encoder checks.
+    static func keepsGrey(source: ImageMetadata, options: ProcessingOptions) -> Bool {
+        guard source.isGrey else { return false }
+        return options.background.map { $0.red == $0.green && $0.red == $0.blue } ?? true
     }
 
     /// The quality `format` gets: the first set of the URL's `quality`, the URL's
@@ -62,7 +76,8 @@ struct ResultEncoder: Sendable {
         }
         var quality = self.quality
         while true {
-            let data = try ImageEncoder().encode(frames, loopCount: loopCount, as: format.encoderFormat(quality: quality))
+            let data = try ImageEncoder(embedsSRGBProfile: false, keepsGrey: keepsGrey).encode(frames, loopCount: loopCount,
+                                                                                            as: format.encoderFormat(quality: quality))
             guard isLossy, maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
             quality = Self.nextQuality(after: quality, size: data.count, target: maxBytes)
         }

@@ -47,12 +47,6 @@ public enum ImgproxyEnvironment {
     /// Switches of behaviour Loupe always has: the value `expecting` is taken, the other is
     /// reported as ignored for `reason`.
     private static let fixedBehaviour: [(name: String, expecting: Bool, reason: String)] = [
-        ("IMGPROXY_AUTO_WEBP", true, "Loupe always answers WebP when Accept lists image/webp and the URL names no format"),
-        ("IMGPROXY_ENABLE_WEBP_DETECTION", true, "Loupe always answers WebP when Accept lists image/webp and the URL names no format"),
-        ("IMGPROXY_ENFORCE_WEBP", false, "Loupe never overrides a format the URL names"),
-        ("IMGPROXY_ENFORCE_AVIF", false, "Loupe never overrides a format the URL names"),
-        ("IMGPROXY_ENFORCE_JXL", false, "Loupe never overrides a format the URL names"),
-        ("IMGPROXY_AUTO_JXL", false, "Loupe does not negotiate JPEG XL from Accept; a URL's @jxl or f:jxl writes it"),
         ("IMGPROXY_USE_ETAG", true, "Loupe always sends an ETag (a digest of the result) and answers If-None-Match"),
         ("IMGPROXY_STRIP_METADATA", true, "Loupe always strips metadata from results"),
     ]

@@ -55,7 +55,7 @@ enum ImgproxyIgnoredVariables {
             "CLIENT_KEEP_ALIVE_TIMEOUT",
         ]),
         ("Loupe has no such processing setting", [
-            "DISABLE_SHRINK_ON_LOAD", "ENFORCE_THUMBNAIL", "KEEP_COPYRIGHT", "PRESERVE_HDR", "STRIP_COLOR_PROFILE",
+            "DISABLE_SHRINK_ON_LOAD", "ENFORCE_THUMBNAIL", "KEEP_COPYRIGHT", "STRIP_COLOR_PROFILE",
             "USE_LINEAR_COLORSPACE", "SKIP_PROCESSING_FORMATS", "PREFERRED_FORMATS", "MAX_ANIMATION_FRAME_RESOLUTION",
             "UNSHARP_MASKING_MODE", "UNSHARP_MASKING_WEIGHT", "UNSHARP_MASKING_DIVIDER",
         ]),
@@ -78,6 +78,7 @@ enum ImgproxyIgnoredVariables {
         "LAST_MODIFIED_BUSTER": "Loupe sends Last-Modified for local sources only, the file's own",
         "USE_LAST_MODIFIED": "Loupe sends Last-Modified (and answers If-Modified-Since) for local sources always, and for http(s) sources never",
         "FAIL_ON_DEPRECATION": "Loupe has no deprecated options",
+        "PRESERVE_HDR": "results have 8 bits per channel: every source is decoded to 8 (a grey one's result stays grey), so there is no deeper result to keep",
         "GRACEFUL_STOP_TIMEOUT": "Loupe's graceful stop takes --drain-delay plus --request-timeout",
         "HEALTH_CHECK_PATH": "Loupe's health check is at /health only",
         "IGNORE_SSL_VERIFICATION": "Loupe always verifies sources' TLS certificates",

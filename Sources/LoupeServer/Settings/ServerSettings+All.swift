@@ -83,10 +83,31 @@ extension ServerSettings {
             ImgproxyVariable("IMGPROXY_TIMEOUT", "seconds in both"),
         ]),
         Setting("drain-delay", .seconds(in: 0...3600), \.drainDelay, "seconds to keep accepting requests after SIGTERM while /health answers 503"),
+        Setting("negotiate-webp", .boolean, \.negotiatesWebP,
+                "answer WebP when Accept lists image/webp and the URL names no format (off: imgproxy's default)", imgproxy: [
+            .boolean("IMGPROXY_AUTO_WEBP", "boolean; unset, Loupe negotiates WebP where imgproxy does not: set `false` for imgproxy's behaviour (no negotiation, no `Vary: Accept` unless another switch is on)"),
+            .boolean("IMGPROXY_ENABLE_WEBP_DETECTION", "imgproxy's older name, below `IMGPROXY_AUTO_WEBP`"),
+        ]),
         Setting("negotiate-avif", .boolean, \.negotiatesAVIF,
-                "answer AVIF when Accept lists image/avif and the URL names no format; WebP is always negotiated", imgproxy: [
+                "answer AVIF when Accept lists image/avif and the URL names no format, over WebP (not for animations)", imgproxy: [
             .boolean("IMGPROXY_AUTO_AVIF", "boolean, imgproxy's spellings only (Go's `strconv.ParseBool`: `1`, `t`, `T`, `TRUE`, `true`, `True` and their `false` counterparts)"),
             .boolean("IMGPROXY_ENABLE_AVIF_DETECTION", "imgproxy's older name, below `IMGPROXY_AUTO_AVIF`"),
+        ]),
+        Setting("negotiate-jxl", .boolean, \.negotiatesJXL,
+                "answer JPEG XL when Accept lists image/jxl and the URL names no format, over AVIF and WebP (not for animations)", imgproxy: [
+            .boolean("IMGPROXY_AUTO_JXL", "boolean"),
+        ]),
+        Setting("enforce-webp", .boolean, \.enforcesWebP,
+                "answer WebP when Accept lists image/webp even if the URL names another format", imgproxy: [
+            .boolean("IMGPROXY_ENFORCE_WEBP", "boolean"),
+        ]),
+        Setting("enforce-avif", .boolean, \.enforcesAVIF,
+                "answer AVIF when Accept lists image/avif even if the URL names another format, over WebP (not for animations)", imgproxy: [
+            .boolean("IMGPROXY_ENFORCE_AVIF", "boolean"),
+        ]),
+        Setting("enforce-jxl", .boolean, \.enforcesJXL,
+                "answer JPEG XL when Accept lists image/jxl even if the URL names another format, over AVIF and WebP (not for animations)", imgproxy: [
+            .boolean("IMGPROXY_ENFORCE_JXL", "boolean"),
         ]),
         Setting("auto-rotate", .boolean, \.autoRotates,
                 "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
@@ -103,7 +124,7 @@ extension ServerSettings {
         Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
             ImgproxyVariable("IMGPROXY_TTL", "seconds (`Cache-Control: max-age`)"),
         ]),
-        Setting("quality", .integer(in: 1...100), \.defaultQuality, "JPEG and WebP quality when the URL gives none", imgproxy: [
+        Setting("quality", .integer(in: 1...100), \.defaultQuality, "quality of the lossy formats --format-quality has none for, when the URL gives none", imgproxy: [
             ImgproxyVariable("IMGPROXY_QUALITY", "1–100"),
         ]),
         Setting("allow-private-networks", .boolean, \.addressPolicy.allowsPrivateNetworks,
@@ -186,8 +207,8 @@ extension ServerSettings {
         ]),
         Setting("playground", .boolean, \.playground, "serve the playground page at / and, with a key, its URL-signing endpoint; on with --dev"),
         Setting("format-quality", .formatQualities, \.formatQuality,
-                "quality per format when the URL gives none, e.g. jpeg=80,webp=70,avif=60 (over --quality)", imgproxy: [
-            ImgproxyVariable("IMGPROXY_FORMAT_QUALITY", "`jpeg=80,webp=70` pairs"),
+                "quality per format when the URL gives none, e.g. jpeg=85,webp=70 (over --quality); the pairs given replace imgproxy's defaults format by format", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FORMAT_QUALITY", "`jpeg=80,webp=70` pairs, over the same defaults"),
         ]),
         Setting("watermark-path", .sourced("<path>"), part: \.watermarkPath, "image file drawn by the URL option watermark/wm (re-read on SIGHUP)", imgproxy: [
             ImgproxyVariable("IMGPROXY_WATERMARK_PATH", "the watermark image's file, re-read on SIGHUP"),

@@ -71,11 +71,29 @@ public struct ServerSettings: Sendable {
     /// answers 503, so a load balancer's health checks take it out of rotation before it stops
     /// listening; requests in flight then get the grace period to finish.
     public var drainDelay = Duration.zero
-    /// Whether a URL without a format gets AVIF when `Accept` lists `image/avif` (WebP is
-    /// negotiated always). Off by default, as imgproxy's `IMGPROXY_AUTO_AVIF`: AVIF encoding
-    /// costs several times a WebP's CPU, and nearly every browser lists AVIF, so turning it on
-    /// changes the cost of almost every cold request.
+    /// Whether a URL without a format gets WebP when `Accept` lists `image/webp` (imgproxy's
+    /// `IMGPROXY_AUTO_WEBP`). On by default, where imgproxy's is off: every browser lists WebP,
+    /// and its results are smaller than JPEG's and PNG's for a small part of AVIF's CPU.
+    public var negotiatesWebP = true
+    /// Whether a URL without a format gets AVIF when `Accept` lists `image/avif`, over WebP.
+    /// Off by default, as imgproxy's `IMGPROXY_AUTO_AVIF`: AVIF encoding costs several times a
+    /// WebP's CPU, and nearly every browser lists AVIF, so turning it on changes the cost of
+    /// almost every cold request.
     public var negotiatesAVIF = false
+    /// Whether a URL without a format gets JPEG XL when `Accept` lists `image/jxl`, over AVIF
+    /// and WebP (imgproxy's `IMGPROXY_AUTO_JXL`, off by default).
+    public var negotiatesJXL = false
+    /// Whether WebP replaces even a format the URL names when `Accept` lists `image/webp`
+    /// (imgproxy's `IMGPROXY_ENFORCE_WEBP`, off by default); it negotiates WebP too.
+    public var enforcesWebP = false
+    /// Whether AVIF replaces even a format the URL names when `Accept` lists `image/avif`, but
+    /// not for an animation (imgproxy's `IMGPROXY_ENFORCE_AVIF`, off by default); it
+    /// negotiates AVIF too.
+    public var enforcesAVIF = false
+    /// Whether JPEG XL replaces even a format the URL names when `Accept` lists `image/jxl`,
+    /// but not for an animation (imgproxy's `IMGPROXY_ENFORCE_JXL`, off by default); it
+    /// negotiates JPEG XL too.
+    public var enforcesJXL = false
     /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
@@ -90,7 +108,8 @@ public struct ServerSettings: Sendable {
     public var alwaysRasterizesSVG = false
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
-    /// JPEG and WebP quality when the URL sets none.
+    /// The quality of the lossy formats without one in ``formatQuality``, when the URL sets
+    /// none (imgproxy's `IMGPROXY_QUALITY`).
     public var defaultQuality = 80
     /// The SSRF guard.
     public var addressPolicy = NetworkAddressPolicy()
@@ -123,9 +142,9 @@ public struct ServerSettings: Sendable {
     /// The sample photos, feed and menu the playground offers (set by `loupe serve --dev`).
     public var playgroundSamples = PlaygroundSamples()
     /// Quality per output format when the URL gives none, over ``defaultQuality`` (imgproxy's
-    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it. JPEG XL
-    /// starts at imgproxy's 77.
-    public var formatQuality: [ImageFormat: Int] = [.jxl: 77]
+    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `format_quality` and `quality` win over it. It starts
+    /// at imgproxy's ``defaultFormatQuality``, which a setting's pairs replace format by format.
+    public var formatQuality = ServerSettings.defaultFormatQuality
     /// The watermark image URLs' `watermark`/`wm` draws (imgproxy's `IMGPROXY_WATERMARK_*`);
     /// `nil`: none, and `wm` draws nothing. Loaded by ``ImageRoutes/reloadWatermark()``.
     public var watermark: WatermarkSource?
@@ -143,6 +162,16 @@ public struct ServerSettings: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// imgproxy 4's quality of the formats that have their own when nothing sets one: WebP 79,
+    /// AVIF 63, JPEG XL 77; every other lossy format gets ``defaultQuality``.
+    public static let defaultFormatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
+
+    /// Whether a result's format may depend on `Accept` (a format negotiated or enforced): then
+    /// every image answer says `Vary: Accept`, whatever its URL names, as imgproxy's do.
+    var variesWithAccept: Bool {
+        negotiatesWebP || negotiatesAVIF || negotiatesJXL || enforcesWebP || enforcesAVIF || enforcesJXL
+    }
 
     /// Settings from `flags` (by flag name, without dashes) over `environment`: its `LOUPE_*`
     /// variables, then thumbor's (`THUMBOR_SECURITY_KEY`, ...), then imgproxy's `IMGPROXY_*` ones (``ImgproxyEnvironment``) below them, each

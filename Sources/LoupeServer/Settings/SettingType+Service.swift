@@ -123,7 +123,8 @@ extension SettingType where Value == [ImageFormat: Int] {
     /// `format=quality` pairs, comma-separated (imgproxy's format names; quality 1...100).
     static var formatQualities: SettingType {
         SettingType(valueName: "<list>", read: { text, origin throws(SettingsError) in
-            var qualities: [ImageFormat: Int] = [:]
+            // imgproxy's reading: the pairs given over its defaults, which the others keep.
+            var qualities = ServerSettings.defaultFormatQuality
             for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
                 let parts = item.split(separator: "=", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard parts.count == 2, let format = ImgproxyURL.qualityFormat(named: parts[0].lowercased()) else {
@@ -135,7 +136,9 @@ extension SettingType where Value == [ImageFormat: Int] {
                 if let format { qualities[format] = quality }
             }
             return qualities
-        }, describe: { _ in nil })
+        }, describe: { qualities in
+            qualities.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+        })
     }
 }
 
