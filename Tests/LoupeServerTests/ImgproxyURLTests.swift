@@ -22,6 +22,24 @@ import Testing
         #expect(url.options.cacheBuster == "x1")
     }
 
+    /// imgproxy restores what proxies change in a path before it reads and signs it: an empty
+    /// options part, `%3A` in options, a source's `scheme:/` merged from `scheme://`.
+    @Test func pathsChangedOnTheWayAreRestored() throws {
+        let noOptions = try ImgproxyURL(path: "/insecure//plain/local:///orientation-0.png")
+        #expect(noOptions.source == "local:///orientation-0.png")
+        #expect(noOptions.signedPath == "/plain/local:///orientation-0.png")
+        #expect(noOptions.options == ProcessingOptions())
+        let escaped = try ImgproxyURL(path: "/sig/rs%3Afit%3A50%3A40/plain/http:/a.com/x.png")
+        #expect(escaped.options.width == 50 && escaped.options.height == 40)
+        #expect(escaped.source == "http://a.com/x.png")
+        #expect(escaped.signedPath == "/rs:fit:50:40/plain/http://a.com/x.png")
+        #expect(try ImgproxyURL(path: "/_/plain/local:/x.png").source == "local:///x.png")
+        #expect(try ImgproxyURL(path: "/_/w:10/plain/https://a.com/x.png").source == "https://a.com/x.png")
+        // Only one empty segment goes: an empty segment between options still ends them.
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:10//plain/https://a.com/x.png") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/") }
+    }
+
     @Test func plainSourceKeepsItsOwnAtSigns() throws {
         // The last @ separates the extension; an encoded %40 stays part of the source.
         let url = try ImgproxyURL(path: "/_/w:10/plain/https://a.com%40evil.com/x.jpg@png")
