@@ -220,6 +220,8 @@ class _Parser:
                 if self.accept(","):
                     continue
                 break
+            if self.accept("..."):
+                names[-1] = "..." + names[-1]
             if not self.at(")"):
                 kind = self.type_expr()
                 groups.append((names, kind))
@@ -476,10 +478,7 @@ class _Parser:
                 args = []
                 self.skip_semis()
                 while not self.accept(")"):
-                    if self.at("[") or self.at("map") or self.at("struct"):
-                        args.append(("type", self.type_expr()))
-                    else:
-                        args.append(self.expr())
+                    args.append(self.expr())
                     self.accept("...")
                     self.accept(",")
                     self.skip_semis()
@@ -801,7 +800,11 @@ class Interpreter:
         scope = Scope(closure or self.globals)
         if receiver is not None:
             scope.values[receiver[0]] = copy.deepcopy(receiver[1]) if isinstance(receiver[1], Struct) else receiver[1]
-        for name, value in zip(params, args):
+        for index, name in enumerate(params):
+            if name.startswith("..."):
+                scope.values[name[3:]] = list(args[index:])
+                break
+            value = args[index] if index < len(args) else None
             scope.values[name] = copy.deepcopy(value) if isinstance(value, Struct) else value
         try:
             self.run(body, scope)
