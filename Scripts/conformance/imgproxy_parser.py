@@ -31,17 +31,15 @@ as its options written out.
 
 import argparse
 import collections
-import http.server
 import os
 import re
 import sys
 import tempfile
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from go_subset import Enum, GoUnsupported, Interpreter, Struct, go_float_text, go_value_text, parse_file  # noqa: E402
-from imgproxy_repo import GoLibrary, LoupeServer, Names, Repository, error_message  # noqa: E402
+from imgproxy_repo import GoLibrary, LoupeServer, Names, Origin, Repository, error_message  # noqa: E402
 
 FILES = ["processing_options", "presets"]
 
@@ -244,10 +242,6 @@ class ParserHost(GoLibrary):
         return None
 
 
-def _index_presets(handle, key):
-    return ("preset", handle, key)
-
-
 def read_cases(repo, origin_host):
     names = Names(repo)
     keys_source = repo.text("options/keys/keys.go")
@@ -409,40 +403,6 @@ def expected_type(case):
         if case.expect.get(key) is True:
             return mime
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# The origin
-
-
-class Origin:
-    """An HTTP origin on 127.0.0.1 answering every GET with one JPEG, recording the paths asked."""
-
-    def __init__(self, body):
-        self.asked = []
-        origin = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's name)
-                origin.asked.append(self.path)
-                self.send_response(200)
-                self.send_header("Content-Type", "image/jpeg")
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def source_start(case):

@@ -3,15 +3,18 @@
 Reads files from the bare git mirrors (imgproxy's and its test-images'), the names its tests use
 (gravity and resize types, image types, colours, interpretations) from imgproxy's own source, and
 the pieces of Go's library the tests call (fmt, strings, the options builder). Starts `loupe serve`
-on a free loopback port with a given environment and talks HTTP to it.
+on a free loopback port with a given environment and talks HTTP to it, and an origin on loopback
+for sources that are URLs.
 """
 
 import base64
+import http.server
 import json
 import os
 import re
 import socket
 import subprocess
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -242,3 +245,33 @@ def error_message(body):
         return json.loads(body).get("message", "")
     except (ValueError, AttributeError):
         return body[:200].decode("utf-8", "replace")
+
+
+class Origin:
+    """An HTTP origin on 127.0.0.1 answering every GET with one JPEG, recording the paths asked."""
+
+    def __init__(self, body):
+        self.asked = []
+        origin = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                origin.asked.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/jpeg")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
