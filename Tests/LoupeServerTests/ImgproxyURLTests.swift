@@ -1,5 +1,6 @@
 import Foundation
 import LoupeCodecs
+import LoupeLoading
 import LoupeProcessing
 import LoupeTestSupport
 @testable import LoupeServer
@@ -20,6 +21,24 @@ import Testing
         #expect(url.options.background == RGBColor(red: 255, green: 128, blue: 0))
         #expect(url.options.blur == 2)
         #expect(url.options.cacheBuster == "x1")
+    }
+
+    /// imgproxy restores what proxies change in a path before it reads and signs it: an empty
+    /// options part, `%3A` in options, a source's `scheme:/` merged from `scheme://`.
+    @Test func pathsChangedOnTheWayAreRestored() throws {
+        let noOptions = try ImgproxyURL(path: "/insecure//plain/local:///orientation-0.png")
+        #expect(noOptions.source == "local:///orientation-0.png")
+        #expect(noOptions.signedPath == "/plain/local:///orientation-0.png")
+        #expect(noOptions.options == ProcessingOptions())
+        let escaped = try ImgproxyURL(path: "/sig/rs%3Afit%3A50%3A40/plain/http:/a.com/x.png")
+        #expect(escaped.options.width == 50 && escaped.options.height == 40)
+        #expect(escaped.source == "http://a.com/x.png")
+        #expect(escaped.signedPath == "/rs:fit:50:40/plain/http://a.com/x.png")
+        #expect(try ImgproxyURL(path: "/_/plain/local:/x.png").source == "local:///x.png")
+        #expect(try ImgproxyURL(path: "/_/w:10/plain/https://a.com/x.png").source == "https://a.com/x.png")
+        // Only one empty segment goes: an empty segment between options still ends them.
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/w:10//plain/https://a.com/x.png") }
+        #expect(throws: ServiceError.self) { try ImgproxyURL(path: "/_/") }
     }
 
     @Test func plainSourceKeepsItsOwnAtSigns() throws {
@@ -185,6 +204,30 @@ import Testing
         var bytes = Array(shortSignature.utf8)
         bytes[2] = bytes[2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         #expect(!short.isValid(signature: String(decoding: bytes, as: UTF8.self), for: path))
+    }
+
+    /// imgproxy's `*` in allowed sources: any run without `/`, matched within the host or one
+    /// path segment, never across a part's end.
+    @Test func sourcePrefixWildcards() throws {
+        let policy = try SourcePolicy(allowedPrefixes: [
+            "https://*.example.com/", "http://a.org/*/thumbs/", "http://b.org/img-*", "local:///users/*/public/", "s3://photos-*/public/",
+        ])
+        for allowed in ["https://eu.example.com/x.jpg", "https://a.b.example.com/deep/x.jpg", "http://a.org/2024/thumbs/x.jpg",
+                        "http://a.org/x/thumbs/y/z.jpg", "http://b.org/img-1/x.jpg", "http://b.org/img-"] {
+            #expect(throws: Never.self, "\(allowed)") { try policy.check(allowed) }
+        }
+        for refused in ["https://example.com/x.jpg", "https://eu.example.community/x.jpg", "https://evil.com/.example.com/x.jpg",
+                        "https://eu.example.com@evil.com/x.jpg", "http://a.org/2024/12/thumbs/x.jpg", "http://a.org/thumbs/x.jpg",
+                        "http://b.org/img/x.jpg", "http://b.org/imgx-1/x.jpg"] {
+            #expect(throws: ServiceError.self, "\(refused)") { try policy.check(refused) }
+        }
+        #expect(throws: Never.self) { try policy.checkLocal("/users/ann/public/a.png") }
+        #expect(throws: ServiceError.self) { try policy.checkLocal("/users/ann/private/a.png") }
+        #expect(throws: ServiceError.self) { try policy.checkLocal("/users/ann/b/public/a.png") }
+        #expect(throws: Never.self) { try policy.checkS3(S3Location(bucket: "photos-eu", key: "public/a.jpg")) }
+        #expect(throws: ServiceError.self) { try policy.checkS3(S3Location(bucket: "photos-eu", key: "private/a.jpg")) }
+        #expect(throws: SettingsError.self) { try SourcePolicy(allowedPrefixes: ["http*://a.com/"]) }
+        #expect(throws: SettingsError.self) { try SourcePolicy(allowedPrefixes: ["https://a.com:*/"]) }
     }
 
     @Test func sourcePrefixesCompareParsedParts() throws {

@@ -76,6 +76,23 @@ import Testing
         }
     }
 
+    /// imgproxy's `*` in allowed sources, through a real server: one path segment, no more.
+    @Test func allowedSourceWildcardsMatchOneSegment() async throws {
+        let photo = try TestImage.jpeg(width: 64, height: 64, seed: 8)
+        try await OriginServer.run(handler: { _ in .ok(photo) }) { origin in
+            var settings = testSettings()
+            settings.sources = try SourcePolicy(allowedPrefixes: ["http://127.0.0.1:\(origin.port)/users/*/public/"])
+            try await RoutedServer.with(settings) { server in
+                let allowed = try await server.request(insecurePath("w:10", origin.url("/users/ann/public/a.jpg").absoluteString))
+                #expect(allowed.status == 200)
+                for path in ["/users/ann/private/a.jpg", "/users/ann/x/public/a.jpg", "/users/public/a.jpg"] {
+                    let answer = try await server.request(insecurePath("w:10", origin.url(path).absoluteString))
+                    #expect(answer.status == 403, "\(path)")
+                }
+            }
+        }
+    }
+
     /// Signed servers refuse `insecure`; signatures made with either configured pair work.
     @Test func signedServerChecksEveryRequest() async throws {
         let photo = try TestImage.jpeg(width: 64, height: 64, seed: 9)

@@ -10,7 +10,8 @@ import LoupeProcessing
 public struct ImgproxyURL: Sendable, Equatable {
     /// The first segment: a signature, or `insecure` / `_`.
     public var signature: String
-    /// The path after the signature, with its leading `/`: what the signature signs.
+    /// The path after the signature, with its leading `/`, as imgproxy restores it from proxies'
+    /// normalisation (``redenormalized(_:)``): what the signature signs.
     public var signedPath: String
     /// The parsed options.
     public var options: ProcessingOptions
@@ -26,16 +27,19 @@ public struct ImgproxyURL: Sendable, Equatable {
     /// URL's options, each `preset`/`pr` where it appears; in only-presets mode the options part
     /// is one segment of preset names separated as arguments are. `parsing` holds the server's
     /// other parser settings (separator, allowed options, source rewriting). ``signedPath`` is
-    /// the path as given: the signature signs what the client sent.
+    /// the path after the signature as imgproxy reads and signs it: the client's, with what
+    /// proxies change about it undone.
     public init(path: String, presets: Presets, onlyPresets: Bool, parsing: URLParsing = URLParsing()) throws(ServiceError) {
         guard path.hasPrefix("/") else { throw .badURL("the path must start with /") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/") else { throw .badURL("the path has no options or source after the signature") }
         signature = String(afterSlash[..<slash])
-        signedPath = String(afterSlash[slash...])
         guard !signature.isEmpty else { throw .badURL("the signature segment is empty") }
+        let restored = Self.redenormalized(String(afterSlash[afterSlash.index(after: slash)...]))
+        guard !restored.isEmpty else { throw .badURL("the path has no options or source after the signature") }
+        signedPath = "/" + restored
 
-        var segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var segments = restored.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var expansion = try presets.start()
         if onlyPresets {
             guard segments.count > 1 else { throw .badURL("the URL names no presets and source (/signature/presets/source)") }

@@ -138,14 +138,10 @@ public enum ImgproxyEnvironment {
         return (host.isEmpty ? "0.0.0.0" : host, String(port))
     }
 
-    /// imgproxy's allowed-source patterns as Loupe's prefixes; `*` (imgproxy's wildcard) has no
-    /// equivalent and is refused rather than widened or narrowed silently.
+    /// imgproxy's allowed-source patterns as Loupe's prefixes: the same list, each pattern
+    /// trimmed as imgproxy trims it; its `*` wildcards are Loupe's (``SourcePattern``).
     static func allowedSources(_ value: String) throws(SettingsError) -> String {
-        let patterns = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if let wildcard = patterns.first(where: { $0.contains("*") }) {
-            throw SettingsError("IMGPROXY_ALLOWED_SOURCES '\(wildcard)' has a wildcard (*), which Loupe does not support: list the prefixes")
-        }
-        return patterns.joined(separator: ",")
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: ",")
     }
 
     /// `IMGPROXY_MAX_SRC_FILE_SIZE`'s bytes (0 for no limit) as Loupe's fractional megabytes;

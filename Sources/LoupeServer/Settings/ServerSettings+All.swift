@@ -31,8 +31,8 @@ extension ServerSettings {
                 "thumbor's SECURITY_KEY, which signs thumbor URLs (HMAC-SHA1)", unset: "signed thumbor URLs refused", thumbor: "THUMBOR_SECURITY_KEY"),
         Setting("thumbor-allow-unsafe", .boolean, \.thumborAllowsUnsafe, "serve thumbor's /unsafe/ URLs (thumbor's ALLOW_UNSAFE_URL)",
                 thumbor: "THUMBOR_ALLOW_UNSAFE_URL"),
-        Setting("allowed-sources", .sourcePolicy, \.sources, "comma-separated source URL prefixes; none allows every http(s) URL", imgproxy: [
-            ImgproxyVariable("IMGPROXY_ALLOWED_SOURCES", "comma-separated prefixes, compared by parsed scheme, host, port and path (imgproxy compares text); `local:///folder/` prefixes apply to local sources as in imgproxy; a pattern with `*` stops start-up with an error naming it (no wildcard support)") { value, _ throws(SettingsError) in
+        Setting("allowed-sources", .sourcePolicy, \.sources, "comma-separated source URL prefixes, * for any run without '/' in a host or path segment; none allows every http(s) URL", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ALLOWED_SOURCES", "comma-separated prefixes, compared by parsed scheme, host, port and path (imgproxy compares text); `local:///folder/` prefixes apply to local sources as in imgproxy; `*` is imgproxy's wildcard (any run without `/`), matched within the host or within one path segment, so `https://*.example.com/` allows `a.example.com` but not `a.example.community` (imgproxy's text match allows both)") { value, _ throws(SettingsError) in
                 try .value(ImgproxyEnvironment.allowedSources(value))
             },
         ]),
