@@ -146,7 +146,7 @@ import Testing
         #expect(try service.plan(path: source + "@jpg", accept: both).output.named == .jpeg)
         #expect(try service.plan(path: source + "@jpg", accept: both).output.accepted.isEmpty)
         let negotiated = try service.plan(path: source, accept: both)
-        #expect(negotiated.output.accepted == [.avif, .webp] && negotiated.negotiated)
+        #expect(negotiated.output.accepted == [.avif, .webp] && negotiated.vary == "Accept")
         #expect(negotiated.output.decide(source: .gif, transparent: false, animated: true) == OutputDecision(format: .webp, quality: 70))
         #expect(negotiated.output.decide(source: .png, transparent: true, animated: false) == OutputDecision(format: .avif, quality: 80))
         #expect(try service.plan(path: source, accept: "image/webp;q=0, image/avif").output.accepted == [.avif])

@@ -11,7 +11,8 @@ extension ServiceEndpoints {
 
     func image(_ request: Request, path: String, connection: ClientConnection?) async throws -> Response {
         let start = ContinuousClock.now
-        let plan = try service.plan(path: path, accept: request.headers[.accept])
+        let plan = try service.plan(path: path, accept: request.headers[.accept],
+                                    hints: ClientHints { name in HTTPField.Name(name).flatMap { request.headers[$0] } })
         if plan.thumborMeta { return try await thumborMeta(plan, connection: connection) }
         let ifNoneMatch = request.headers[.ifNoneMatch]
         // The one result-cache lookup (memory, then disk): a result already made needs no
@@ -25,7 +26,7 @@ extension ServiceEndpoints {
             var headers = HTTPFields()
             headers[.lastModified] = HTTPDate.string(from: lastModified)
             headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
-            if plan.negotiated { headers[.vary] = "Accept" }
+            if let vary = plan.vary { headers[.vary] = vary }
             if let cached { headers[.eTag] = cached.etag }
             return Response(status: .notModified, headers: headers)
         }
@@ -65,7 +66,7 @@ extension ServiceEndpoints {
         var headers = HTTPFields()
         headers[.eTag] = result.etag
         headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
-        if plan.negotiated { headers[.vary] = "Accept" }
+        if let vary = plan.vary { headers[.vary] = vary }
         if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
         return headers
     }

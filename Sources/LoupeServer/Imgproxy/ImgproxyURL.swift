@@ -28,8 +28,10 @@ public struct ImgproxyURL: Sendable, Equatable {
     /// is one segment of preset names separated as arguments are. `parsing` holds the server's
     /// other parser settings (separator, allowed options, source rewriting). ``signedPath`` is
     /// the path after the signature as imgproxy reads and signs it: the client's, with what
-    /// proxies change about it undone.
-    public init(path: String, presets: Presets, onlyPresets: Bool, parsing: URLParsing = URLParsing()) throws(ServiceError) {
+    /// proxies change about it undone. `defaults` are the options before all of them
+    /// (imgproxy's, or the client's hints over them).
+    public init(path: String, presets: Presets, onlyPresets: Bool, parsing: URLParsing = URLParsing(),
+                defaults: ProcessingOptions = ProcessingOptions()) throws(ServiceError) {
         guard path.hasPrefix("/") else { throw .badURL("the path must start with /") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: "/") else { throw .badURL("the path has no options or source after the signature") }
@@ -57,7 +59,7 @@ public struct ImgproxyURL: Sendable, Equatable {
             try presets.expand(parsed, into: &expansion)
             segments.removeFirst(count)
         }
-        var options = try expansion.options()
+        var options = try expansion.options(from: defaults)
         guard !segments.isEmpty, !(segments.count == 1 && segments[0].isEmpty) else { throw .badURL("the URL names no source") }
         var extensionName: String?
         if segments[0] == "plain" {

@@ -81,9 +81,10 @@ public struct Presets: Sendable, Equatable {
             guard steps <= Presets.maximumExpansion else { throw Presets.tooLarge }
         }
 
-        /// The options the segments ask for, applied in order onto imgproxy's defaults.
-        func options() throws(ServiceError) -> ProcessingOptions {
-            var options = ProcessingOptions()
+        /// The options the segments ask for, applied in order onto `defaults` (imgproxy's,
+        /// unless the client's hints changed them).
+        func options(from defaults: ProcessingOptions = ProcessingOptions()) throws(ServiceError) -> ProcessingOptions {
+            var options = defaults
             for segment in segments { try segment.apply(to: &options) }
             return options
         }

@@ -104,9 +104,10 @@ final class ImageService: Sendable {
         /// How the result's format and quality are chosen once the image is known
         /// (``outputChoice(_:accept:)``).
         var output: OutputChoice
-        /// Whether the answer says `Vary: Accept`: whenever the server negotiates or enforces a
-        /// format (``ServerSettings/variesWithAccept``), whatever the URL names, as imgproxy.
-        var negotiated: Bool
+        /// The answer's `Vary`, as imgproxy's: `Accept` whenever the server negotiates or enforces
+        /// a format (``ServerSettings/variesWithAccept``), whatever the URL names, and the client
+        /// hints' headers when it reads them; `nil` for neither.
+        var vary: String?
         /// Names the result (options + source + format decision, and a local file's version),
         /// not the signature.
         var resultKey: String
@@ -140,8 +141,8 @@ final class ImageService: Sendable {
 
     /// Checks the URL (signature, expiry, source, limits) and plans the work; throws the
     /// service's answer for anything wrong.
-    func plan(path: String, accept: String?, now: Date = Date()) throws(ServiceError) -> Plan {
-        let parsed = try parse(path: path)
+    func plan(path: String, accept: String?, hints: ClientHints? = nil, now: Date = Date()) throws(ServiceError) -> Plan {
+        let parsed = try parse(path: path, hints: settings.readsClientHints ? hints : nil)
         var options = parsed.options
         try check(&options, now: now)
         let (url, local) = try sourceURL(parsed.source)
@@ -156,7 +157,7 @@ final class ImageService: Sendable {
         // Frames are decoded only for a result that can keep them.
         let frames = output.mayKeepFrames ? options.maxAnimationFrames ?? 1 : 1
         let cost = RequestCostCheck(options: options, format: output.likelyFormat, watermark: mark, maximumFrames: frames, settings: settings)
-        return Plan(url: url, options: options, output: output, negotiated: settings.variesWithAccept, resultKey: resultKey,
+        return Plan(url: url, options: options, output: output, vary: settings.vary, resultKey: resultKey,
                     lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
                     pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta)
@@ -207,8 +208,9 @@ final class ImageService: Sendable {
     }
 
     /// A path in either dialect (``ThumborURL/isThumborPath(_:)`` decides which), parsed and its
-    /// signature checked: the options and the source, whatever the dialect.
-    func parse(path: String) throws(ServiceError) -> (options: ProcessingOptions, source: String, meta: Bool) {
+    /// signature checked: the options and the source, whatever the dialect. `hints` are the
+    /// client's, for an imgproxy URL's defaults (thumbor has none).
+    func parse(path: String, hints: ClientHints? = nil) throws(ServiceError) -> (options: ProcessingOptions, source: String, meta: Bool) {
         if ThumborURL.isThumborPath(path, imgproxySignatureLength: settings.servesImgproxyURLs ? signer.encodedLength : nil) {
             guard settings.servesThumborURLs else { throw .badSignature("this server does not serve thumbor URLs") }
             let parsed = try ThumborURL(path: path)
@@ -223,7 +225,8 @@ final class ImageService: Sendable {
             return (parsed.options, parsed.source, parsed.meta)
         }
         guard settings.servesImgproxyURLs else { throw .badURL("this server serves thumbor URLs only (/unsafe/… or /<signature>/…)") }
-        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing)
+        let parsed = try ImgproxyURL(path: path, presets: settings.presets, onlyPresets: settings.onlyPresets, parsing: settings.urlParsing,
+                                     defaults: hints?.defaults ?? ProcessingOptions())
         try authorize(signature: parsed.signature, path: parsed.signedPath)
         return (parsed.options, parsed.source, false)
     }

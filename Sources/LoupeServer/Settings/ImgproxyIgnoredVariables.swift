@@ -72,7 +72,6 @@ enum ImgproxyIgnoredVariables {
         "SOURCE_URL_QUERY_SEPARATOR": "a plain source's query is kept as part of its URL",
         "SECRET": "an Authorization secret for every request is not supported (POST /batch has LOUPE_BATCH_TOKEN)",
         "DEVELOPMENT_ERRORS_MODE": "Loupe's errors are always JSON with a kind and a message",
-        "ENABLE_CLIENT_HINTS": "client hints (DPR, Width) are not read",
         "ENABLE_DEBUG_HEADERS": "debug headers are not sent",
         "ETAG_BUSTER": "Loupe's ETag is a digest of the result's bytes: it changes when the result does",
         "LAST_MODIFIED_BUSTER": "Loupe sends Last-Modified for local sources only, the file's own",

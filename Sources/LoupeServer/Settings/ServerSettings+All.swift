@@ -109,6 +109,10 @@ extension ServerSettings {
                 "answer JPEG XL when Accept lists image/jxl even if the URL names another format, over AVIF and WebP (not for animations)", imgproxy: [
             .boolean("IMGPROXY_ENFORCE_JXL", "boolean"),
         ]),
+        Setting("client-hints", .boolean, \.readsClientHints,
+                "take width and DPR from the client hints headers (Sec-CH-Width or Width, Sec-CH-DPR or DPR) where an imgproxy URL gives none", imgproxy: [
+            .boolean("IMGPROXY_ENABLE_CLIENT_HINTS", "boolean"),
+        ]),
         Setting("auto-rotate", .boolean, \.autoRotates,
                 "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
             .boolean("IMGPROXY_AUTO_ROTATE", "boolean, imgproxy's spellings only"),

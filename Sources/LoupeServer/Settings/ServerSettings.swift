@@ -94,6 +94,10 @@ public struct ServerSettings: Sendable {
     /// but not for an animation (imgproxy's `IMGPROXY_ENFORCE_JXL`, off by default); it
     /// negotiates JPEG XL too.
     public var enforcesJXL = false
+    /// Whether an imgproxy URL without a width or `dpr` takes them from the client hints headers
+    /// (`Sec-CH-Width`/`Width`, `Sec-CH-DPR`/`DPR`), as imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`
+    /// (off by default).
+    public var readsClientHints = false
     /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
@@ -171,6 +175,13 @@ public struct ServerSettings: Sendable {
     /// every image answer says `Vary: Accept`, whatever its URL names, as imgproxy's do.
     var variesWithAccept: Bool {
         negotiatesWebP || negotiatesAVIF || negotiatesJXL || enforcesWebP || enforcesAVIF || enforcesJXL
+    }
+
+    /// Every image answer's `Vary`, as imgproxy's: `Accept` when ``variesWithAccept``, the client
+    /// hints' headers when the server reads them; `nil` for neither.
+    var vary: String? {
+        let names = (variesWithAccept ? ["Accept"] : []) + (readsClientHints ? ClientHints.headerNames : [])
+        return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
     /// Settings from `flags` (by flag name, without dashes) over `environment`: its `LOUPE_*`
