@@ -86,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             try await server.reloadWatermark()
+            try await server.loadFallbackImage()
         } catch {
             StandardError.writeLine("loupe serve: \(error)")
             throw ExitCode(2)

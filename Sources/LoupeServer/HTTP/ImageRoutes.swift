@@ -82,6 +82,11 @@ public final class ImageRoutes: Sendable {
     /// - Throws: a ``SettingsError`` naming the setting; the watermark loaded before stays.
     public func reloadWatermark() async throws(SettingsError) { try await service.reloadWatermark() }
 
+    /// Loads the fallback image ``ServerSettings/fallbackImage`` names, once, before serving:
+    /// until then (or when none is set) a source that cannot be loaded is its JSON error.
+    /// - Throws: a ``SettingsError`` naming the setting: the image cannot be read, loaded or decoded.
+    public func loadFallbackImage() async throws(SettingsError) { try await service.loadFallbackImage() }
+
     /// Makes `/health` answer 503 and every response say `Connection: close`: the first step of
     /// taking an instance out of a load balancer's rotation before it stops.
     public func startDraining() { state.startDraining() }

@@ -72,6 +72,10 @@ public final class ImageServer: Service, Sendable {
     /// ``run(onStarted:)`` when a watermark is set, and on SIGHUP.
     public func reloadWatermark() async throws(SettingsError) { try await routes.reloadWatermark() }
 
+    /// Loads the fallback image: ``ImageRoutes/loadFallbackImage()``. Call it once before
+    /// ``run(onStarted:)`` when a fallback image is set.
+    public func loadFallbackImage() async throws(SettingsError) { try await routes.loadFallbackImage() }
+
     /// Starts a graceful shutdown of this server alone.
     public func shutDown() async {
         let serviceGroup = group.withLock { group in

@@ -47,15 +47,26 @@ extension ServiceEndpoints {
             }
             completedWork = true
         }
-        if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
-            return notModified(result, plan: plan)
+        var headers: HTTPFields
+        var status = HTTPResponse.Status.ok
+        if let failure = result.fallbackFor {
+            // The fallback image in place of the source: its own status and lifetime, and no
+            // validators (it stands for no version of the source; imgproxy drops Last-Modified).
+            status = HTTPResponse.Status(code: service.fallbackStatus(for: failure))
+            headers = HTTPFields()
+            if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) { headers[.cacheControl] = "public, max-age=\(maxAge)" }
+            if plan.negotiated { headers[.vary] = "Accept" }
+        } else {
+            if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
+                return notModified(result, plan: plan)
+            }
+            headers = cacheHeaders(result, plan: plan)
         }
-        var headers = cacheHeaders(result, plan: plan)
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
         headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
         headers[ServerTiming.field] = result.timing.header(cacheHit: cacheHit, total: start.duration(to: .now))
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.body))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
     private func notModified(_ result: EncodedResult, plan: ImageService.Plan) -> Response {

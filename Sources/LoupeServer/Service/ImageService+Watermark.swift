@@ -16,12 +16,12 @@ extension ImageService {
     /// - Throws: a ``SettingsError`` naming the setting and why it cannot be used.
     func reloadWatermark() async throws(SettingsError) {
         guard let source = settings.watermark else { return }
-        let data = try await watermarkData(source)
+        let data = try await auxiliaryImageData(source, setting: source.settingName("watermark"))
         do {
             let loaded = try decodeMark(data)
             watermark.withLock { $0 = loaded }
         } catch {
-            throw SettingsError("\(source.settingName): the watermark cannot be decoded: \(error)")
+            throw SettingsError("\(source.settingName("watermark")): the watermark cannot be decoded: \(error)")
         }
     }
 
@@ -87,29 +87,30 @@ extension ImageService {
         }
     }
 
-    /// The image's bytes, at most the largest source's size.
-    private func watermarkData(_ source: WatermarkSource) async throws(SettingsError) -> Data {
+    /// The bytes of an image of the server's own (the watermark, the fallback image), at most
+    /// the largest source's size; a failure names `setting`.
+    func auxiliaryImageData(_ source: AuxiliaryImageSource, setting: String) async throws(SettingsError) -> Data {
         let limit = settings.maximumSourceBytes
         switch source {
         case .data(let data):
             return data
         case .file(let path):
             guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw SettingsError("\(source.settingName) '\(path)' cannot be read")
+                throw SettingsError("\(setting) '\(path)' cannot be read")
             }
             defer { try? handle.close() }
             let data: Data
             do {
                 data = try handle.read(upToCount: limit + 1) ?? Data()
             } catch {
-                throw SettingsError("\(source.settingName) '\(path)' cannot be read")
+                throw SettingsError("\(setting) '\(path)' cannot be read")
             }
-            guard data.count <= limit else { throw SettingsError("\(source.settingName) '\(path)' is larger than --max-source-size") }
+            guard data.count <= limit else { throw SettingsError("\(setting) '\(path)' is larger than --max-source-size") }
             return data
         case .url(let url):
             switch await markData(at: url) {
             case .success(let data): return data
-            case .failure(let failure): throw SettingsError("\(source.settingName) '\(url.absoluteString)' \(failure.reason)")
+            case .failure(let failure): throw SettingsError("\(setting) '\(url.absoluteString)' \(failure.reason)")
             }
         }
     }

@@ -32,6 +32,8 @@ final class ImageService: Sendable {
     let httpLoader: AsyncHTTPClientDataLoader
     /// The decoded watermark (``reloadWatermark()``); `nil` until loaded or when none is set.
     let watermark = Locked<LoadedWatermark?>(nil)
+    /// The fallback image (``loadFallbackImage()``); `nil` until loaded or when none is set.
+    let fallbackImage = Locked<FallbackImage?>(nil)
     /// The one warning when thumbor's `smart` has no OpenCV.
     let smartDetection: SmartDetectionReport
 
@@ -274,7 +276,17 @@ final class ImageService: Sendable {
         if plan.options.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
         let start = ContinuousClock.now
         let marks = plan.options.thumborWatermarks.isEmpty && plan.options.thumborFrames.isEmpty ? [] : try await thumborMarks(for: plan.options)
-        let response = try await pipeline.image(for: plan.request(thumborMarks: marks), priority: priority)
+        let request = plan.request(thumborMarks: marks)
+        let response: ImageResponse
+        // The failure a fallback image answers for: the result is then the fallback's, kept nowhere.
+        var failure: ServiceError?
+        do {
+            response = try await pipeline.image(for: request, priority: priority)
+        } catch {
+            guard let fallback = fallbackImage(standingInFor: error) else { throw error }
+            failure = ServiceError.from(error)
+            response = try await pipeline.image(for: fallback.request(like: request), priority: priority)
+        }
         metrics.record(stage: "pipeline", since: start)
         if plan.options.thumbor?.smart == true { smartDetection.noteSmartRequest() }
         let timings = response.timings
@@ -287,7 +299,7 @@ final class ImageService: Sendable {
         var waited = timings.total > working ? timings.total - working : .zero
         let container = response.container
         // An SVG source is known once loaded: answered as itself when the URL names no format.
-        if container.metadata.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
+        if failure == nil, container.metadata.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
         let encodeQueued = ContinuousClock.now
         // On a worker thread, bounded by the queue; a worker that finishes runs the next waiting
         // encode itself (`runOffPool`), without a round trip through the cooperative pool. The
@@ -317,6 +329,10 @@ final class ImageService: Sendable {
         let stages: [(String, Duration?)] = [("queue", waited), ("download", timings.dataLoad), ("decode", timings.decode),
                                              ("process", timings.processing), ("encode", encodeTime)]
         timed.timing.entries = stages.compactMap { name, duration in duration.map { ServerTiming.Entry(name: name, duration: $0) } }
+        if let failure {
+            timed.fallbackFor = failure
+            return timed
+        }
         return store(timed, for: plan)
     }
 

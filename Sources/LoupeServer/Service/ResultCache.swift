@@ -16,6 +16,8 @@ struct EncodedResult: Sendable {
     var etag: String
     /// How long its stages took when it was made (`Server-Timing`); empty when restored.
     var timing = ServerTiming()
+    /// The source's failure when this is the fallback image made in its place (never cached).
+    var fallbackFor: ServiceError?
 
     init(data: Data, format: ImageFormat) {
         body = ByteBuffer(data: data)

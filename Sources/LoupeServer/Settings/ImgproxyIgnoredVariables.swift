@@ -43,10 +43,6 @@ enum ImgproxyIgnoredVariables {
         ("Loupe has no such switch: TIFF and PNG sources are always read with their allocations bounded by the pixel limits", [
             "TIFF_UNLIMITED", "PNG_UNLIMITED",
         ]),
-        ("fallback images are not supported: a failed source is a JSON error with its status", [
-            "FALLBACK_IMAGE_DATA", "FALLBACK_IMAGE_HTTP_CODE", "FALLBACK_IMAGE_PATH", "FALLBACK_IMAGE_TTL",
-            "FALLBACK_IMAGE_URL",
-        ]),
         ("cookies and headers are not passed through to sources", [
             "COOKIE_BASE_URL", "COOKIE_PASSTHROUGH", "COOKIE_PASSTHROUGH_ALL", "CACHE_CONTROL_PASSTHROUGH",
         ]),

@@ -228,6 +228,27 @@ extension ServerSettings {
         Setting("watermark-opacity", .decimal(in: 0...1), \.watermarkOpacity, "multiplies every URL's watermark opacity, 0 to 1", imgproxy: [
             ImgproxyVariable("IMGPROXY_WATERMARK_OPACITY", "0–1, multiplies every URL's `wm` opacity"),
         ]),
+        // The fallback image (FallbackImage): answered for a source that cannot be loaded.
+        Setting("fallback-image-path", .sourced("<path>"), part: \.fallbackImagePath,
+                "image file answered, processed with the URL's options, when a source cannot be loaded (read at start-up)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FALLBACK_IMAGE_PATH", "the fallback image's file, read once at start-up; one that cannot be read or decoded stops start-up"),
+        ]),
+        Setting("fallback-image-url", .sourced("<url>"), part: \.fallbackImageURL,
+                "image URL answered when a source cannot be loaded, loaded once at start-up (under --fallback-image-path)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FALLBACK_IMAGE_URL", "the fallback image's URL, loaded once at start-up through the sources' loader and guard"),
+        ]),
+        Setting("fallback-image-data", .sourced("<base64>"), part: \.fallbackImageData,
+                "base64 image answered when a source cannot be loaded (over --fallback-image-path and --fallback-image-url)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FALLBACK_IMAGE_DATA", "the fallback image in base64; as in imgproxy, it wins over the path, which wins over the URL"),
+        ]),
+        Setting("fallback-image-http-code", .integer(in: 0...599), \.fallbackImageStatus,
+                "status of a fallback image's answer; 0 for the failed source's own status", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", "the same; imgproxy's default, 200, too"),
+        ]),
+        Setting("fallback-image-ttl", .integer(in: 0...315_360_000), \.fallbackImageTimeToLive,
+                "Cache-Control max-age of a fallback image in seconds; 0 for a result's (--ttl below status 400, none from 400)", imgproxy: [
+            ImgproxyVariable("IMGPROXY_FALLBACK_IMAGE_TTL", "seconds, the same"),
+        ]),
     ]
 
     /// The largest `max-animation-frames`: far more than any animation a pixel limit admits.

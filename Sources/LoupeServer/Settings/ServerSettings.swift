@@ -151,9 +151,19 @@ public struct ServerSettings: Sendable {
     public var formatQuality = ServerSettings.defaultFormatQuality
     /// The watermark image URLs' `watermark`/`wm` draws (imgproxy's `IMGPROXY_WATERMARK_*`);
     /// `nil`: none, and `wm` draws nothing. Loaded by ``ImageRoutes/reloadWatermark()``.
-    public var watermark: WatermarkSource?
+    public var watermark: AuxiliaryImageSource?
     /// Multiplies every URL's watermark opacity, 0...1.
     public var watermarkOpacity = 1.0
+    /// The image answered, processed with the URL's options, when a source cannot be loaded
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`, ``FallbackImage``); `nil`: the failure's JSON error.
+    /// Loaded by ``ImageRoutes/loadFallbackImage()``.
+    public var fallbackImage: AuxiliaryImageSource?
+    /// The status a fallback image is answered with (imgproxy's default, 200); 0: the status
+    /// of the failure it stands in for.
+    public var fallbackImageStatus = 200
+    /// `Cache-Control` max-age of a fallback image in seconds; 0: a result's own (``timeToLive``
+    /// for a status below 400, none for an error status), as imgproxy's unset TTL.
+    public var fallbackImageTimeToLive = 0
     /// Whether imgproxy's URLs are served.
     public var servesImgproxyURLs = true
     /// Whether thumbor's URLs (`/unsafe/…`, `/<HMAC-SHA1>/…`) are served.
@@ -224,7 +234,12 @@ public struct ServerSettings: Sendable {
         }
         settings.presets = try Presets(definitions: draft.presets + draft.presetFileLines, separator: settings.urlParsing.argumentsSeparator)
         if settings.onlyPresets, settings.presets.isEmpty { throw SettingsError("--only-presets needs presets (--presets or --presets-file)") }
-        settings.watermark = try WatermarkSource(data: draft.watermarkData, path: draft.watermarkPath, url: draft.watermarkURL)
+        settings.watermark = try AuxiliaryImageSource(data: draft.watermarkData, path: draft.watermarkPath, url: draft.watermarkURL)
+        settings.fallbackImage = try AuxiliaryImageSource(data: draft.fallbackImageData, path: draft.fallbackImagePath, url: draft.fallbackImageURL)
+        // A body-less status cannot carry the image (imgproxy takes 100–599; these would not reach a client intact).
+        if settings.fallbackImageStatus != 0, !(200...599).contains(settings.fallbackImageStatus) || [204, 205, 304].contains(settings.fallbackImageStatus) {
+            throw SettingsError("--fallback-image-http-code \(settings.fallbackImageStatus) is not a status that carries an image: 0 or 200–599 but 204, 205 and 304")
+        }
         return settings
     }
 

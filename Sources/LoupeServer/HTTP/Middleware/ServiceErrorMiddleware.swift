@@ -33,16 +33,14 @@ extension ServiceError {
         ServiceError(405, "methodNotAllowed", "method \(method.rawValue) is not allowed here")
     }
 
-    /// The answer: the JSON body, `Cache-Control` (nothing kept for overload and deadline
-    /// answers, which say nothing about the URL), `Retry-After` for 429, and `Connection: close`
-    /// when the request's body was refused unread.
+    /// The answer: the JSON body, `Retry-After` for 429, and `Connection: close` when the
+    /// request's body was refused unread. No `Cache-Control`, as imgproxy 4 sends none on an
+    /// error: a cache in front decides by its own rules (nginx's `proxy_cache` without
+    /// `proxy_cache_valid` keeps nothing without it), so a source that was missing for a moment
+    /// is not answered as missing for longer than the cache's operator chose.
     var response: Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        switch status {
-        case 408, 429, 503, 504: headers[.cacheControl] = "no-store"
-        default: headers[.cacheControl] = "public, max-age=10"
-        }
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if endsConnection { headers[.connection] = "close" }
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: json)))

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Where the watermark image comes from (imgproxy's `IMGPROXY_WATERMARK_DATA`, `_PATH` and
-/// `_URL`; when several are set, the first of those three wins, as in imgproxy).
-public enum WatermarkSource: Sendable, Equatable {
+/// Where an image of the server's own comes from — the watermark (imgproxy's
+/// `IMGPROXY_WATERMARK_DATA`, `_PATH` and `_URL`) or the fallback image
+/// (`IMGPROXY_FALLBACK_IMAGE_DATA`, `_PATH` and `_URL`); when several are set, the first of
+/// those three wins, as in imgproxy.
+public enum AuxiliaryImageSource: Sendable, Equatable {
     /// The image's bytes (from base64).
     case data(Data)
     /// A file, read at start-up and on every reload.
@@ -11,12 +13,12 @@ public enum WatermarkSource: Sendable, Equatable {
     /// private-network guard) at start-up and on every reload.
     case url(URL)
 
-    /// The setting's name, for messages.
-    var settingName: String {
+    /// The setting's flag for the image named `image` (`watermark`, `fallback-image`), for messages.
+    func settingName(_ image: String) -> String {
         switch self {
-        case .data: "--watermark-data"
-        case .file: "--watermark-path"
-        case .url: "--watermark-url"
+        case .data: "--\(image)-data"
+        case .file: "--\(image)-path"
+        case .url: "--\(image)-url"
         }
     }
 
