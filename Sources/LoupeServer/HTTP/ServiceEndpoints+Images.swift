@@ -55,7 +55,7 @@ extension ServiceEndpoints {
             status = HTTPResponse.Status(code: service.fallbackStatus(for: failure))
             headers = HTTPFields()
             if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) { headers[.cacheControl] = "public, max-age=\(maxAge)" }
-            if plan.negotiated { headers[.vary] = "Accept" }
+            if let vary = plan.vary { headers[.vary] = vary }
         } else {
             if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
                 return notModified(result, plan: plan)
