@@ -42,6 +42,8 @@ import Glibc
             IMGPROXY_URL_REPLACEMENTS=gallery:///=local:///albums/
             IMGPROXY_ALLOWED_PROCESSING_OPTIONS=g,rs,q,f
             IMGPROXY_ALLOW_ORIGIN=https://app.example.com
+            IMGPROXY_AUTO_WEBP=false
+            IMGPROXY_ENABLE_CLIENT_HINTS=true
             """
         let child = try ServeProcess([], environment: ImgproxyEnvironmentServeTests.environment(fromFile: file))
         defer { child.kill() }
@@ -61,7 +63,19 @@ import Glibc
             #expect((image.metadata.width, image.metadata.height) == (64, 43))
         }
         #expect(answer.headers["access-control-allow-origin"] == "https://app.example.com")
-
+        // No format negotiation (imgproxy's default, restored by IMGPROXY_AUTO_WEBP=false), so
+        // `Vary` names only the client hints' headers, and `Accept` changes no format. The
+        // builder always writes `rs`, whose width (0 here) is the URL's own and wins over a
+        // `Width` hint, as in imgproxy.
+        #expect(answer.headers["vary"] == "Sec-CH-DPR, DPR, Sec-CH-Width, Width")
+        let hinted = try await Self.builderPath(["source": "photo.jpg", "width": 0, "height": 0, "resizing_type": "fit", "extension": "jpg"])
+        let hintedAnswer = try await get("/img" + hinted, ["Width": "90", "Accept": "image/webp,*/*"])
+        #expect(hintedAnswer.status == 200, "\(String(decoding: hintedAnswer.body, as: UTF8.self))")
+        if hintedAnswer.status == 200 {
+            let image = try ImageDecoder().decode(hintedAnswer.body, options: DecodingOptions(firstFrameOnly: true))
+            #expect(image.metadata.format == .jpeg)
+            #expect((image.metadata.width, image.metadata.height) == (300, 200))
+        }
         // The same path outside the prefix is not an image URL.
         #expect(try await get(photo).status == 404)
         // A full-length signature is not an 8-byte one.
