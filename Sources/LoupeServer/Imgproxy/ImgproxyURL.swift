@@ -11,7 +11,7 @@ public struct ImgproxyURL: Sendable, Equatable {
     /// The first segment: a signature, or `insecure` / `_`.
     public var signature: String
     /// The path after the signature, with its leading `/`, as imgproxy restores it from proxies'
-    /// normalisation (``redenormalized(_:)``): what the signature signs.
+    /// normalisation (`redenormalized(_:)`): what the signature signs.
     public var signedPath: String
     /// The parsed options.
     public var options: ProcessingOptions

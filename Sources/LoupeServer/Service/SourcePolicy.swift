@@ -8,7 +8,7 @@ import LoupeLoading
 /// of prefixes applies to local and S3 sources too: `local:///folder/` allows the files under
 /// that folder of the local root, `s3://bucket/folder/` the keys under `folder/` in that bucket
 /// (compared decoded, as S3 names keys). A `*` in a prefix's host (or bucket) or path is
-/// imgproxy's wildcard, any run of characters without a `/` (``SourcePattern``): it matches
+/// imgproxy's wildcard, any run of characters without a `/` (`SourcePattern`): it matches
 /// within the part it is written in, a host as a whole (`https://*.example.com/` allows
 /// `a.example.com`, not `a.example.community`), a path segment by segment.
 public struct SourcePolicy: Sendable, Equatable {

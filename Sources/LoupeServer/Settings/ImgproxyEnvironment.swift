@@ -139,7 +139,7 @@ public enum ImgproxyEnvironment {
     }
 
     /// imgproxy's allowed-source patterns as Loupe's prefixes: the same list, each pattern
-    /// trimmed as imgproxy trims it; its `*` wildcards are Loupe's (``SourcePattern``).
+    /// trimmed as imgproxy trims it; its `*` wildcards are Loupe's (`SourcePattern`).
     static func allowedSources(_ value: String) throws(SettingsError) -> String {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: ",")
     }

@@ -155,7 +155,7 @@ public struct ServerSettings: Sendable {
     /// Multiplies every URL's watermark opacity, 0...1.
     public var watermarkOpacity = 1.0
     /// The image answered, processed with the URL's options, when a source cannot be loaded
-    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`, ``FallbackImage``); `nil`: the failure's JSON error.
+    /// (imgproxy's `IMGPROXY_FALLBACK_IMAGE_*`, `FallbackImage`); `nil`: the failure's JSON error.
     /// Loaded by ``ImageRoutes/loadFallbackImage()``.
     public var fallbackImage: AuxiliaryImageSource?
     /// The status a fallback image is answered with (imgproxy's default, 200); 0: the status
