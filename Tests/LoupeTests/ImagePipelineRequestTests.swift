@@ -254,9 +254,11 @@ import Testing
             return (refusal, start.duration(to: .now))
         }
         #expect(refusal?.reason == .timeout)
-        // A correctness bound: the request's 300 ms, not the loader's own 30 s or more.
-        #expect(elapsed < .seconds(10))
-        #expect(log.all.count >= 1)
+        // Ended by the request's 300 ms: not before them (a refusal before sending would be
+        // immediate), and not by the loader's own 30 s or more. Whether the origin saw the request
+        // first is not asserted: under ThreadSanitizer with every suite at once, 300 ms can pass
+        // before the connection is made (seen in CI).
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(10))
     }
 
     @Test func aHeaderValueWithALineBreakIsRefusedBeforeAnythingIsSent() async throws {
