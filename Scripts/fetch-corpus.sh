@@ -127,12 +127,12 @@ PY
   echo "corpus: $(find "$out" -type f | wc -l) colour files in $out/"
 }
 
-formats_version="2"
+formats_version="3"
 
 # HEIF, AVIF and JPEG XL files made by the formats' own encoders (heif-enc from
 # libheif-examples, avifenc from libavif-bin, cjxl from libjxl-tools; pillow-heif, whose
 # libheif writes irot/imir from an EXIF orientation, which heif-enc 1.15 does not) from the
-# corpus photos: 8 and 10 bits, alpha, a Display P3 profile, irot/imir, a thumbnail item,
+# corpus photos: 8 and 10 bits, alpha, a Display P3 profile, irot/imir, thumbnail items,
 # lossless; vips (libvips-tools) decodes each to a PNG reference (ICC kept) in
 # Corpus/formats/reference/ (and the thumbnail item), plus broken and truncated files.
 formats_corpus() {
@@ -171,6 +171,8 @@ PY
   avifenc -s 8 --min 20 --max 20 --irot 1 "$coffee" "$out/coffee-irot1.avif" >/dev/null
   avifenc -s 8 --min 20 --max 20 --irot 3 --imir 1 "$coffee" "$out/coffee-irot3-imir1.avif" >/dev/null
   avifenc -s 8 --min 20 --max 20 --imir 0 "$coffee" "$out/coffee-imir0.avif" >/dev/null
+  # avifenc writes no thumbnail item; heif-enc writes AVIF with one (AV1 through libaom).
+  heif-enc -A -q 60 -t 160 -o "$out/coffee-thumbnail.avif" "$coffee" >/dev/null
   cjxl "$coffee" "$out/coffee.jxl" -q 90 >/dev/null 2>&1
   cjxl "$coffee" "$out/coffee-lossless.jxl" -d 0 >/dev/null 2>&1
   cjxl "$alpha" "$out/tux-alpha.jxl" -q 90 >/dev/null 2>&1
@@ -179,7 +181,9 @@ PY
     # (vips warns that it ignores nclx boxes; here they describe sRGB, or an ICC profile comes first.)
     vips copy "$file" "$out/reference/$(basename "$file").png" 2>/dev/null
   done
-  vips copy "$out/coffee-thumbnail.heic[thumbnail]" "$out/reference/coffee-thumbnail.heic.thumbnail.png"
+  for file in coffee-thumbnail.heic coffee-thumbnail.avif; do
+    vips copy "$out/$file[thumbnail]" "$out/reference/$file.thumbnail.png"
+  done
   # Broken files: cut short at a third, and with the middle third overwritten.
   mkdir -p "$out/broken"
   for file in "$out/coffee.heic" "$out/coffee.avif" "$out/coffee.jxl"; do

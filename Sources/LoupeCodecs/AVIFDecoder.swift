@@ -5,7 +5,8 @@ import Foundation
 /// alpha, ICC or CICP colour. Sequences (animated AVIF) decode their first frame. The irot and
 /// imir properties are reported as `metadata.orientation` and applied like EXIF orientation
 /// (`appliesOrientation`); an EXIF orientation in AVIF only repeats them and is not read. AV1
-/// has no reduced decode, so `maxPixelSize` is left to the processing layer.
+/// has no reduced decode, so `maxPixelSize` is left to the processing layer. libavif reads no
+/// thumbnail items: `usesEmbeddedThumbnail` reads them through libheif (`HEIFDecoder`).
 public struct AVIFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
     public init() {}
@@ -17,7 +18,11 @@ public struct AVIFDecoder: SingleFormatDecoding {
     public var format: ImageFormat { .avif }
 
     public func decode(_ data: Data, options: DecodingOptions, afterHeader: HeaderDecision) throws -> DecodedImage {
-        try data.withUnsafeBytes { raw in
+        if options.usesEmbeddedThumbnail,
+           let thumbnail = try HEIFDecoder.embeddedThumbnail(of: data, format: .avif, options: options, afterHeader: afterHeader) {
+            return thumbnail
+        }
+        return try data.withUnsafeBytes { raw in
             try withContainer(raw) { avif, metadata, info in
                 let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: ColorSource(icc: info.icc, size: info.icc_size, cicp: info.cicp),

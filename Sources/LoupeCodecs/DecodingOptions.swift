@@ -27,6 +27,12 @@ public struct DecodingOptions: Sendable, Equatable {
     /// image down by a known factor whatever the box's shape. Other formats decode at full
     /// size. nil = no such need; 1 (or any value not above 0 and below 1) = full size.
     public var minimumScale: Double?
+    /// Decode the file's embedded thumbnail as the image when it has one (HEIF and AVIF
+    /// thumbnail items), whatever its size, as imgproxy's `enforce_thumbnail` does: a service
+    /// whose sources carry a camera's preview can answer from it at a fraction of the cost.
+    /// The header decision, the limits and the metadata see the thumbnail's size. Files
+    /// without one decode as usual.
+    public var usesEmbeddedThumbnail = false
 
     /// Creates options; the defaults decode every frame at full size, converted to sRGB.
     public init(maxPixelSize: Int? = nil, appliesOrientation: Bool = false, firstFrameOnly: Bool = false,

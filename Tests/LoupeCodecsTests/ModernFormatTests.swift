@@ -114,6 +114,38 @@ import Testing
         #expect(large.bitmap.width == 600 && large.bitmap.height == 400)
     }
 
+    /// Asked to use the embedded thumbnail (imgproxy's `enforce_thumbnail`), HEIF and AVIF
+    /// files decode their thumbnail item as the image, pixel for pixel vips's `[thumbnail]`,
+    /// whatever size was asked; the header decision and the metadata see the thumbnail's
+    /// size. A file without one decodes in full.
+    @Test func theEmbeddedThumbnailIsTheImageWhenAsked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loupe-embedded-thumbnail-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var options = DecodingOptions(maxPixelSize: 500)
+        options.usesEmbeddedThumbnail = true
+        let cases: [(file: String, decoder: any ImageDecoding, width: Int, height: Int)] = [
+            ("coffee-thumbnail.heic", HEIFDecoder(), 320, 212), ("coffee-thumbnail.avif", AVIFDecoder(), 160, 106),
+        ]
+        for (file, decoder, width, height) in cases {
+            let reference = try #require(ColorReference.load(["Corpus/formats/reference/\(file).thumbnail.png"], into: directory).first)
+            let data = try Corpus.data("formats/\(file)")
+            #expect(try decoder.metadata(of: data).width == 600, "the file's own size without the option")
+            var seen: [Int] = []
+            let image = try decoder.decode(data, options: options) { metadata, _ in seen = [metadata.width, metadata.height] }
+            #expect(seen == [width, height], "\(file): the header decision")
+            #expect(image.metadata.width == width && image.metadata.height == height, "\(file)")
+            try #require(image.bitmap.width == width && image.bitmap.height == height, "\(file): \(image.bitmap.width)x\(image.bitmap.height)")
+            try Self.expect(image.bitmap, near: reference, maximum: 0, "\(file) (vips [thumbnail])")
+            // Through the format-sniffing decoder, as the pipeline decodes.
+            #expect(try ImageDecoder().decode(data, options: options).bitmap.width == width)
+        }
+        for file in ["coffee.heic", "coffee.avif"] {
+            let image = try ImageDecoder().decode(Corpus.data("formats/\(file)"), options: options)
+            #expect(image.bitmap.width == 600 && image.bitmap.height == 400, "\(file) has no thumbnail item")
+        }
+    }
+
     /// irot and imir become the orientation, applied only when asked (like EXIF's in JPEG).
     @Test func avifTransformsAreTheOrientation() throws {
         let cases: [(String, ExifOrientation)] = [

@@ -46,8 +46,17 @@ public struct ImageRequest: Sendable {
     /// (imgproxy's `auto_rotate:0`), and the image's ``ImageContainer/metadata`` then says
     /// `.up`: its size is the stored one. Part of the cache keys.
     public var appliesOrientation: Bool {
-        get { storage.appliesOrientation }
-        set { update { $0.appliesOrientation = newValue } }
+        get { storage.decoding.appliesOrientation }
+        set { update { $0.decoding.appliesOrientation = newValue } }
+    }
+    /// Whether the file's embedded thumbnail is decoded as the image when it has one (HEIF
+    /// and AVIF thumbnail items), whatever its size: imgproxy's `enforce_thumbnail`, for
+    /// sources whose camera preview is enough and costs a fraction of the image. `false`, the
+    /// default, uses a thumbnail item only where it is at least ``thumbnail`` large. The image's
+    /// ``ImageContainer/metadata`` then gives the thumbnail's size. Part of the cache keys.
+    public var usesEmbeddedThumbnail: Bool {
+        get { storage.decoding.usesEmbeddedThumbnail }
+        set { update { $0.decoding.usesEmbeddedThumbnail = newValue } }
     }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
@@ -141,7 +150,7 @@ public struct ImageRequest: Sendable {
         let headersIgnoredByCache: Set<String>
         let thumbnail: Int?
         let maximumFrames: Int
-        let appliesOrientation: Bool
+        let decoding: ImagePipeline.DecodeChoices
         let processors: [any ImageProcessing]
         let priority: Priority
         let cachePolicy: CachePolicy
@@ -157,7 +166,7 @@ public struct ImageRequest: Sendable {
             headersIgnoredByCache = fields.headersIgnoredByCache
             thumbnail = fields.thumbnail
             maximumFrames = fields.maximumFrames
-            appliesOrientation = fields.appliesOrientation
+            decoding = fields.decoding
             processors = fields.processors
             priority = fields.priority
             cachePolicy = fields.cachePolicy
@@ -169,13 +178,13 @@ public struct ImageRequest: Sendable {
             imageKey = ImagePipeline.ImageKey(
                 dataKey: ImagePipeline.ImageKey.dataKey(
                     of: fields.source, cacheKey: fields.cacheKey, ignoringHeaders: fields.headersIgnoredByCache),
-                thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames, keepsStoredOrientation: !fields.appliesOrientation,
+                thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames, decoding: fields.decoding,
                 processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {
             Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                   appliesOrientation: appliesOrientation, processors: processors, priority: priority,
+                   decoding: decoding, processors: processors, priority: priority,
                    cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse, cacheUse: cacheUse, previews: previews)
         }
     }
@@ -185,7 +194,7 @@ public struct ImageRequest: Sendable {
         var headersIgnoredByCache: Set<String> = []
         var thumbnail: Int?
         var maximumFrames = 1
-        var appliesOrientation = true
+        var decoding = ImagePipeline.DecodeChoices()
         var processors: [any ImageProcessing]
         var priority: Priority
         var cachePolicy: CachePolicy

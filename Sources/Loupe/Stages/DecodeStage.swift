@@ -57,7 +57,7 @@ package final class DecodeStage: Sendable {
             let container: Decoded
             do {
                 container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
-                                             appliesOrientation: !key.image.keepsStoredOrientation, sourceScaling: key.sourceScaling,
+                                             decoding: key.image.decoding, sourceScaling: key.sourceScaling,
                                              priority: priority)
             } catch let error as ImagePipelineError {
                 discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
@@ -93,7 +93,7 @@ package final class DecodeStage: Sendable {
         /// processed or the request done, gives the memory back; on failure it is dropped here,
         /// which releases it) — is decided between the header and the pixels.
         func decode(
-            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
+            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoding: ImagePipeline.DecodeChoices = .init(),
             sourceScaling: (any SourceScaledProcessing)? = nil, priority: LoadPriority
         ) async throws -> Decoded {
             let decoder = context.configuration.decoder
@@ -103,7 +103,7 @@ package final class DecodeStage: Sendable {
                 var reservation: MemoryReservation?
                 var sourcePlan: (any Sendable)?
                 let container = try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                                                           appliesOrientation: appliesOrientation, decoder: decoder,
+                                                           decoding: decoding, decoder: decoder,
                                                            limits: limits) { metadata, options in
                     if let sourceScaling {
                         // Refused from the header, before the decode's memory is taken.
@@ -174,12 +174,14 @@ package final class DecodeStage: Sendable {
     /// pixels. Package-visible so the benchmarks can count its instructions under callgrind,
     /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
     /// that many of an animation's frames, each treated the same way.
-    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
+    package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, decoding: ImagePipeline.DecodeChoices = .init(),
                                    decoder: any ImageDecoding, limits: DecodingLimits,
                                    afterHeader: HeaderDecision = { _, _ in }) throws -> ImageContainer {
+        let appliesOrientation = decoding.appliesOrientation
         var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: appliesOrientation, firstFrameOnly: maximumFrames <= 1,
                                       limits: limits, colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         if maximumFrames > 1 { options.maximumFrames = maximumFrames }
+        options.usesEmbeddedThumbnail = decoding.usesEmbeddedThumbnail
         var image: DecodedImage
         do {
             // Kept as stored, the pixels are upright as they are: every later step (the first

@@ -127,7 +127,7 @@ final class ProgressivePreviewer: Sendable {
     /// request's processors if they are cheap (``processingOperationsPerPixel``).
     static func preview(of prefix: Data, scans: Int, request: ImageRequest, decoder: any ImageDecoding,
                         limits: DecodingLimits) throws -> ImageTask.Preview {
-        var container = try DecodeStage.decodeWork(prefix, thumbnail: request.thumbnail, appliesOrientation: request.appliesOrientation,
+        var container = try DecodeStage.decodeWork(prefix, thumbnail: request.thumbnail, decoding: request.imageKey.decoding,
                                                    decoder: decoder, limits: limits)
         guard isCheap(request.processors, on: container.bitmap) else {
             return ImageTask.Preview(container: container, scans: scans, receivedBytes: prefix.count, isProcessed: false)

@@ -4,6 +4,23 @@ import LoupeLoading
 import LoupeProcessing
 
 extension ImagePipeline {
+    /// How a request has its source decoded apart from the size: choices that give other
+    /// pixels from the same data, so they are part of the image's keys.
+    package struct DecodeChoices: Hashable, Sendable {
+        /// Turned upright by the file's orientation (``ImageRequest/appliesOrientation``).
+        package var appliesOrientation = true
+        /// The file's embedded thumbnail decoded as the image (``ImageRequest/usesEmbeddedThumbnail``).
+        package var usesEmbeddedThumbnail = false
+
+        package init() {}
+
+        /// The parts of the processed image's disk key: none for the defaults, so every
+        /// request that makes no choice keeps the key it had before choices existed.
+        var keyParts: [String] {
+            (appliesOrientation ? [] : ["loupe.stored-orientation"]) + (usesEmbeddedThumbnail ? ["loupe.embedded-thumbnail"] : [])
+        }
+    }
+
     /// Identifies an image in the memory cache: the data's identity, the thumbnail size and
     /// the processors. The cache policy is not part of it: every policy reads and refreshes the
     /// same entries.
@@ -14,8 +31,8 @@ extension ImagePipeline {
         let thumbnail: Int?
         /// The most frames of an animation kept (``ImageRequest/maximumFrames``); 1 for the first alone.
         let maximumFrames: Int
-        /// Decoded as stored, not turned upright (``ImageRequest/appliesOrientation`` off).
-        let keepsStoredOrientation: Bool
+        /// How the source is decoded apart from its size.
+        let decoding: DecodeChoices
         let processorIdentifiers: [String]
         /// The identifier of the first processor when it chose the decode's scale
         /// (``SourceScaledProcessing``): a decode made for it is not the full-size one.
@@ -29,19 +46,19 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, keepsStoredOrientation: Bool = false, processorIdentifiers: [String],
+        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, decoding: DecodeChoices = DecodeChoices(), processorIdentifiers: [String],
              decodeScaling: String? = nil) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
             self.maximumFrames = maximumFrames
-            self.keepsStoredOrientation = keepsStoredOrientation
+            self.decoding = decoding
             self.processorIdentifiers = processorIdentifiers
             self.decodeScaling = decodeScaling
             var hasher = Hasher()
             hasher.combine(dataKey)
             hasher.combine(thumbnail)
             hasher.combine(maximumFrames)
-            hasher.combine(keepsStoredOrientation)
+            hasher.combine(decoding)
             hasher.combine(processorIdentifiers)
             hasher.combine(decodeScaling)
             hash = hasher.finalize()
@@ -49,7 +66,7 @@ extension ImagePipeline {
 
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
-                && lhs.maximumFrames == rhs.maximumFrames && lhs.keepsStoredOrientation == rhs.keepsStoredOrientation
+                && lhs.maximumFrames == rhs.maximumFrames && lhs.decoding == rhs.decoding
                 && lhs.processorIdentifiers == rhs.processorIdentifiers
                 && lhs.decodeScaling == rhs.decodeScaling
         }
@@ -60,7 +77,7 @@ extension ImagePipeline {
 
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
-            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, keepsStoredOrientation: keepsStoredOrientation,
+            ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, decoding: decoding,
                      processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
         }
 
@@ -99,9 +116,7 @@ extension ImagePipeline {
             let thumbnailPart = thumbnail.map { "\($0)" } ?? "full"
             // A first-frame key (every still image's) keeps the form it had before animations.
             let framesPart = maximumFrames == 1 ? [] : ["loupe.frames(\(maximumFrames))"]
-            // Likewise an upright image's (every request's by default).
-            let orientationPart = keepsStoredOrientation ? ["loupe.stored-orientation"] : []
-            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + orientationPart + processorIdentifiers).joined(separator: "\u{1F}")
+            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + decoding.keyParts + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
         /// The key as logged: data key, thumbnail and processors separated by " | ", and a

@@ -96,7 +96,12 @@ extension ImgproxyOption {
             // Every source is decoded to 8 bits per channel, so there is no deeper result to keep.
             _ = try arguments.boolean(arguments[0])
         },
-        .unsupported(["enforce_thumbnail", "eth"], documentation: .init(meaning: "use an embedded thumbnail", loupe: "no", differences: "400")),
+        ImgproxyOption(["enforce_thumbnail", "eth"], arguments: 1...1, fields: [OptionField(\.enforceThumbnail, key: "eth")], documentation: .init(
+            meaning: "use the source's embedded thumbnail (HEIF and AVIF thumbnail items) as the image when it has one", loupe: "yes",
+            differences: "without the option, `--enforce-thumbnail` (`IMGPROXY_ENFORCE_THUMBNAIL`) decides")
+        ) { arguments, options throws(ServiceError) in
+            options.enforceThumbnail = try arguments.flag(arguments[0])
+        },
         ImgproxyOption(["quality", "q"], arguments: 1...1, fields: [OptionField(\.quality, key: "q")],
                        documentation: .init(meaning: "output quality", loupe: "yes", differences: "—")
         ) { arguments, options throws(ServiceError) in

@@ -52,6 +52,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `auto_rotate`/`ar`: whether the source is turned upright by its EXIF orientation before
     /// anything else; `nil` for the server's ``ServerSettings/autoRotates``.
     public var autoRotate: Bool?
+    /// `enforce_thumbnail`/`eth`: whether the source's embedded thumbnail (HEIF, AVIF) is the
+    /// image when it has one; `nil` for the server's ``ServerSettings/enforcesThumbnail``.
+    public var enforceThumbnail: Bool?
     /// `rotate`/`rot`: clockwise degrees, 0, 90, 180 or 270.
     public var rotate = 0
     /// `flip`/`fl`: mirror left to right.

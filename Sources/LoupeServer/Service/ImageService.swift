@@ -190,6 +190,7 @@ final class ImageService: Sendable {
         options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
         // One form per result for the result key: upright is the default's `nil`, whatever said it.
         options.autoRotate = (options.autoRotate ?? settings.autoRotates) ? nil : false
+        options.enforceThumbnail = (options.enforceThumbnail ?? settings.enforcesThumbnail) ? true : nil
         resolveQualities(&options)
     }
 
@@ -391,6 +392,7 @@ final class ImageService: Sendable {
         if let watermark { processors.append(watermark) }
         var request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
         request.appliesOrientation = options.autoRotate ?? true
+        request.usesEmbeddedThumbnail = options.enforceThumbnail ?? false
         return request
     }
 

@@ -117,6 +117,10 @@ extension ServerSettings {
                 "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
             .boolean("IMGPROXY_AUTO_ROTATE", "boolean, imgproxy's spellings only"),
         ]),
+        Setting("enforce-thumbnail", .boolean, \.enforcesThumbnail,
+                "decode a source's embedded thumbnail (HEIF and AVIF thumbnail items) as the image when the URL's enforce_thumbnail does not say", imgproxy: [
+            .boolean("IMGPROXY_ENFORCE_THUMBNAIL", "boolean, imgproxy's spellings only"),
+        ]),
         Setting("sanitize-svg", .boolean, \.sanitizesSVG,
                 "remove scripts, event attributes and outside references from SVG answered as SVG; documents declaring entities are refused", imgproxy: [
             .boolean("IMGPROXY_SANITIZE_SVG", "boolean, imgproxy's spellings only"),

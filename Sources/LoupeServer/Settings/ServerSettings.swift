@@ -101,6 +101,10 @@ public struct ServerSettings: Sendable {
     /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
+    /// Whether a source's embedded thumbnail (HEIF and AVIF thumbnail items) is the image when
+    /// the URL's `enforce_thumbnail` does not say (imgproxy's `IMGPROXY_ENFORCE_THUMBNAIL`,
+    /// off by default).
+    public var enforcesThumbnail = false
     /// Whether an SVG answered as SVG (an SVG source with no format in the URL, `@svg`, or
     /// `skip_processing:svg`) is the source sanitised (`SVGSanitizer`: scripts, event
     /// attributes and outside references removed, entity declarations refused), imgproxy's
