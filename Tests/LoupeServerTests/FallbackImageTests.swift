@@ -104,6 +104,37 @@ import Testing
         }
     }
 
+    /// A local source that is missing or not a file is a failed load to imgproxy too: the
+    /// fallback image answers it, with the failure's status when the code is 0; a path the
+    /// root refuses stays a 403, and without a fallback image a missing file stays a 404.
+    @Test func missingLocalSourcesAnswerTheFallbackImage() async throws {
+        let folder = try TemporaryFolder.created()
+        try FileManager.default.createDirectory(atPath: folder.path("folder"), withIntermediateDirectories: true)
+        var settings = try LocalSourceTests.settings(root: folder.url.path)
+        try await RoutedServer.with(settings) { server in
+            let answer = try await server.request(insecurePath("w:20", "local:///missing.png", extension: "png"))
+            #expect(answer.status == 404)
+            #expect(answer.json["kind"] as? String == "sourceNotFound")
+        }
+        settings.fallbackImage = .data(try Self.fallbackPNG())
+        settings.fallbackImageStatus = 0
+        try await RoutedServer.with(settings) { server in
+            try await server.server.loadFallbackImage()
+            for source in ["local:///missing.png", "local:///folder"] {
+                let answer = try await server.request(insecurePath("w:20", source, extension: "png"))
+                #expect(answer.status == 404, "\(source)")
+                let image = try WatermarkServingTests.pixels(answer.body)
+                #expect((image.width, image.height) == (20, 10), "\(source)")
+                #expect(image.pixel(x: 10, y: 5) == (0, 0, 255, 255), "\(source)")
+            }
+            // Raw answers the fallback too, not the missing file.
+            let raw = try await server.request(insecurePath("raw:1", "local:///missing.png", extension: "png"))
+            #expect(raw.status == 404 && raw.header("Content-Type") == "image/png")
+            let refused = try await server.request(insecurePath("w:20", "local:///../etc/passwd", extension: "png"))
+            #expect(refused.status == 403)
+        }
+    }
+
     /// `--fallback-image-url`: loaded once at start-up through the sources' loader (the origin
     /// asked once for any number of fallback answers); a URL that fails stops start-up with an
     /// error naming the setting and imgproxy's variable.

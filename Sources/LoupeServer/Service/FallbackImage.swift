@@ -17,6 +17,7 @@ struct FallbackImage: Sendable {
         var fallback = ImageRequest(id: "fallback-image:" + identity, data: data, thumbnail: request.thumbnail, processors: request.processors)
         fallback.maximumFrames = request.maximumFrames
         fallback.appliesOrientation = request.appliesOrientation
+        fallback.usesEmbeddedThumbnail = request.usesEmbeddedThumbnail
         return fallback
     }
 
@@ -63,6 +64,14 @@ extension ImageService {
     func fallbackImage(standingInFor error: any Error) -> FallbackImage? {
         guard let loaded = fallbackImage.withLock({ $0 }), FallbackImage.standsIn(for: error) else { return nil }
         return loaded
+    }
+
+    /// Whether the fallback image answers for a local source refused when the request is
+    /// planned: missing, not a regular file, unreadable or over the size limit. imgproxy reads a
+    /// local file as it downloads a source, so these are failed downloads there, which its
+    /// fallback image answers; a path the root refuses (`..`, a link) is not.
+    func fallbackStandsIn(forLocal error: ServiceError) -> Bool {
+        (error.kind == "sourceNotFound" || error.kind == "sourceTooLarge") && fallbackImage.withLock({ $0 != nil })
     }
 
     /// The status of a fallback image's answer for `failure`: the setting's, or with 0 the

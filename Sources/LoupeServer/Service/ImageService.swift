@@ -124,6 +124,10 @@ final class ImageService: Sendable {
         var pipelineKey: String?
         /// A thumbor `meta/` URL: answered with thumbor's JSON of the operations, not the image.
         var thumborMeta = false
+        /// Why a local source cannot be had (missing, unreadable, too large), when the fallback
+        /// image answers for it (``ImageService/fallbackStandsIn(forLocal:)``): the work then
+        /// makes the fallback image without loading anything.
+        var missingSource: ServiceError?
 
         /// What the pipeline is asked for. Made when the result has to be: a result already in
         /// the result cache needs none, and the processors' identifiers are text made anew
@@ -147,7 +151,7 @@ final class ImageService: Sendable {
         let parsed = try parse(path: path, hints: settings.readsClientHints ? hints : nil)
         var options = parsed.options
         try check(&options, now: now)
-        let (url, local) = try sourceURL(parsed.source)
+        let (url, local, missing) = try sourceOrFallback(parsed.source)
         let output = outputChoice(options, accept: accept)
         let formatDecision = output.formatKey
         let version = local.map { "\nv=" + $0.version } ?? ""
@@ -162,7 +166,18 @@ final class ImageService: Sendable {
         return Plan(url: url, options: options, output: output, vary: settings.vary, resultKey: resultKey,
                     lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
-                    pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta)
+                    pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta, missingSource: missing)
+    }
+
+    /// ``sourceURL(_:)``, or for a local source the fallback image answers for, the failure
+    /// it answers for (and a URL never loaded).
+    private func sourceOrFallback(_ source: String) throws(ServiceError) -> (url: URL, local: LocalSource?, missing: ServiceError?) {
+        do {
+            let (url, local) = try sourceURL(source)
+            return (url, local, nil)
+        } catch where LocalSource.isLocal(source) && fallbackStandsIn(forLocal: error) {
+            return (URL(fileURLWithPath: "/"), nil, error)
+        }
     }
 
     /// The URL the pipeline loads for a source as the client named it: a local file under the
@@ -268,11 +283,11 @@ final class ImageService: Sendable {
     /// Makes the result: pipeline, then the encoder off the cooperative pool.
     fileprivate func make(_ job: ResultJob, priority: LoadPriority) async throws -> EncodedResult {
         let plan = job.plan
-        if plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
+        if plan.missingSource == nil, plan.options.raw || !plan.options.skipProcessing.isEmpty, let source = try await passthrough(plan) {
             return source
         }
         // Made once per cluster: another instance may have made it.
-        if let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
+        if plan.missingSource == nil, let stored = await results.storedResult(forKey: plan.resultKey) { return stored }
         // Only an SVG source answers a URL naming SVG, and it is not drawn.
         if plan.options.format == .svg, answersSVG(plan), let svg = try await svgResult(plan) { return store(svg, for: plan) }
         let start = ContinuousClock.now
@@ -280,13 +295,18 @@ final class ImageService: Sendable {
         let request = plan.request(thumborMarks: marks)
         let response: ImageResponse
         // The failure a fallback image answers for: the result is then the fallback's, kept nowhere.
-        var failure: ServiceError?
-        do {
-            response = try await pipeline.image(for: request, priority: priority)
-        } catch {
-            guard let fallback = fallbackImage(standingInFor: error) else { throw error }
-            failure = ServiceError.from(error)
+        var failure = plan.missingSource
+        if let missing = plan.missingSource {
+            guard let fallback = fallbackImage.withLock({ $0 }) else { throw missing }
             response = try await pipeline.image(for: fallback.request(like: request), priority: priority)
+        } else {
+            do {
+                response = try await pipeline.image(for: request, priority: priority)
+            } catch {
+                guard let fallback = fallbackImage(standingInFor: error) else { throw error }
+                failure = ServiceError.from(error)
+                response = try await pipeline.image(for: fallback.request(like: request), priority: priority)
+            }
         }
         metrics.record(stage: "pipeline", since: start)
         if plan.options.thumbor?.smart == true { smartDetection.noteSmartRequest() }
