@@ -28,7 +28,9 @@ extension ServiceEndpoints {
         // A local file the client's copy is of: answered before any work (the result depends on
         // nothing else that can change). `If-None-Match`, when sent, decides instead of
         // `If-Modified-Since` (RFC 9110 §13.1.3).
-        if Self.localFileUnchanged(plan: plan, conditions: conditions, ifNoneMatch: ifNoneMatch, etagMode: policy.etag) {
+        // An ignored `If-None-Match` (`--etag none`) leaves the decision to `If-Modified-Since`.
+        if Self.localFileUnchanged(plan: plan, conditions: conditions, ifNoneMatch: policy.etag == .none ? nil : ifNoneMatch,
+                                   etagMode: policy.etag) {
             var headers = HTTPFields()
             Self.setValidators(local, etag: policy.etag == .digest ? cached?.etag : local.etag, in: &headers)
             headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
@@ -73,7 +75,7 @@ extension ServiceEndpoints {
         case .notModified(let validators):
             var headers = HTTPFields()
             Self.setValidators(validators, etag: validators.etag, in: &headers)
-            headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
+            headers[.cacheControl] = cacheControl(plan)
             if let vary = plan.vary { headers[.vary] = vary }
             return Response(status: .notModified, headers: headers)
         case .result(let result, let validators, let cacheHit):
@@ -93,12 +95,14 @@ extension ServiceEndpoints {
             // The fallback image in place of the source: its own status and lifetime, and no
             // validators (it stands for no version of the source; imgproxy drops Last-Modified).
             status = HTTPResponse.Status(code: service.fallbackStatus(for: failure))
-            if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) { headers[.cacheControl] = "public, max-age=\(maxAge)" }
+            if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) {
+                headers[.cacheControl] = "public, max-age=\(maxAge)"
+            }
             if let vary = plan.vary { headers[.vary] = vary }
         } else {
             let etag = service.validatorPolicy.etag == .digest ? result.etag : validators.etag
             Self.setValidators(validators, etag: etag, in: &headers)
-            headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
+            headers[.cacheControl] = cacheControl(plan)
             if let vary = plan.vary { headers[.vary] = vary }
             if service.validatorPolicy.etag == .digest, let ifNoneMatch, ValidatorPolicy.matches(ifNoneMatch, result.etag) {
                 return Response(status: .notModified, headers: headers)
@@ -109,6 +113,11 @@ extension ServiceEndpoints {
         headers[.contentDisposition] = Self.contentDisposition(for: plan.url, options: plan.options, format: result.format)
         headers[ServerTiming.field] = result.timing.header(cacheHit: cacheHit, total: start.duration(to: .now))
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
+    }
+
+    /// A result's `Cache-Control`: the URL's `max_age`, else `--ttl`, within its `expires`.
+    private func cacheControl(_ plan: ImageService.Plan) -> String {
+        "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
     }
 
     /// Sets `ETag` (`etag`, chosen by the mode) and `Last-Modified` (from `validators`).

@@ -49,7 +49,9 @@ extension ImageService {
                                                      local: false)
         if response.isNotModified {
             // A 304 to a request without conditions names no copy the client holds.
-            guard !validatorPolicy.originHeaders(conditions).isEmpty else { throw ServiceError(502, "sourceFailed", "the source answered 304 to a request without conditions") }
+            guard !validatorPolicy.originHeaders(conditions).isEmpty else {
+                throw ServiceError(502, "sourceFailed", "the source answered 304 to a request without conditions")
+            }
             return .notModified(validators)
         }
         let version = Hex.string(SHA256.hash(data: response.data))
