@@ -45,7 +45,10 @@ extension ImageService {
             versioned.source = .provider(id: "origin-unavailable:" + plan.url.absoluteString) { throw error }
             return .result(try await makeResult(for: versioned, arrival: arrival), ValidatorPolicy.Validators(), cacheHit: false)
         }
-        let validators = validatorPolicy.validators(etag: response.header("ETag"), lastModified: response.header("Last-Modified"),
+        // A 304 without an ETag (Ceph's S3 gateway sends none) is of the one tag asked about, if one was.
+        let sent = validatorPolicy.originHeaders(conditions)["If-None-Match"]
+        let matched = response.isNotModified ? sent.flatMap { $0.contains(",") || $0 == "*" ? nil : $0 } : nil
+        let validators = validatorPolicy.validators(etag: response.header("ETag") ?? matched, lastModified: response.header("Last-Modified"),
                                                      local: false)
         if response.isNotModified {
             // A 304 to a request without conditions names no copy the client holds.
