@@ -26,9 +26,8 @@ extension ServiceEndpoints {
         // admission, so a full queue of new work does not turn away what is ready.
         let cached = service.cachedResult(for: plan)
         // A local file the client's copy is of: answered before any work (the result depends on
-        // nothing else that can change). `If-None-Match`, when sent, decides instead of
-        // `If-Modified-Since` (RFC 9110 §13.1.3).
-        // An ignored `If-None-Match` (`--etag none`) leaves the decision to `If-Modified-Since`.
+        // nothing else that can change). `If-None-Match`, when sent and not ignored (`--etag
+        // none`), decides instead of `If-Modified-Since` (RFC 9110 §13.1.3).
         if Self.localFileUnchanged(plan: plan, conditions: conditions, ifNoneMatch: policy.etag == .none ? nil : ifNoneMatch,
                                    etagMode: policy.etag) {
             var headers = HTTPFields()
