@@ -44,6 +44,8 @@ import Glibc
             IMGPROXY_ALLOW_ORIGIN=https://app.example.com
             IMGPROXY_AUTO_WEBP=false
             IMGPROXY_ENABLE_CLIENT_HINTS=true
+            IMGPROXY_USE_ETAG=true
+            IMGPROXY_ETAG_BUSTER=v9
             """
         let child = try ServeProcess([], environment: ImgproxyEnvironmentServeTests.environment(fromFile: file))
         defer { child.kill() }
@@ -93,6 +95,16 @@ import Glibc
             let image = try ImageDecoder().decode(beachAnswer.body, options: DecodingOptions(firstFrameOnly: true))
             #expect((image.metadata.width, image.metadata.height) == (30, 60))
         }
+
+        // imgproxy 4's ETag: the source's own (a local file's, from its version) behind the
+        // buster; a client's copy with it is answered 304 before any work, one without it is not.
+        let etag = try #require(beachAnswer.headers["etag"])
+        #expect(etag.hasPrefix("\"v9/"))
+        #expect(beachAnswer.headers["last-modified"] != nil)
+        let revalidated = try await get("/img" + beach, ["If-None-Match": etag])
+        #expect(revalidated.status == 304)
+        #expect(revalidated.headers["etag"] == etag)
+        #expect(try await get("/img" + beach, ["If-None-Match": "\"v8/" + etag.dropFirst(4)]).status == 200)
 
         // An option outside the allowed list is refused, whatever it would do.
         let blurred = try await Self.builderPath(["source": "photo.jpg", "width": 64, "height": 64, "resizing_type": "fit", "advanced": ["bl:2"]])

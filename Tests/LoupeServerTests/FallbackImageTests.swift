@@ -33,6 +33,27 @@ import Testing
     /// image resized by the URL's own options, 200 (imgproxy's default status) with a result's
     /// lifetime and no validators; a good source is unaffected, and a bad option, a forged
     /// signature and a forbidden source are still their errors.
+    /// With imgproxy 4's validators (the service asks the origin itself), a source the origin
+    /// does not have is stood in for alike, with the origin's own status, and without validators.
+    @Test func theFallbackStandsInWhenTheOriginIsAskedForValidators() async throws {
+        try await Self.withOrigin { origin in
+            var settings = testSettings()
+            settings.fallbackImage = .data(try Self.fallbackPNG())
+            settings.fallbackImageStatus = 0
+            settings.etagMode = .origin
+            settings.lastModifiedMode = .origin
+            try await RoutedServer.with(settings) { server in
+                try await server.server.loadFallbackImage()
+                let answer = try await server.request(insecurePath("rs:fit:20:20", origin.url("/missing.png").absoluteString, extension: "png"),
+                                                      headers: [("If-None-Match", "\"x\"")])
+                #expect(answer.status == 404)
+                #expect(try WatermarkServingTests.pixels(answer.body).pixel(x: 10, y: 5) == (0, 0, 255, 255))
+                #expect(answer.header("ETag") == nil && answer.header("Last-Modified") == nil)
+                #expect(origin.requests(for: "/missing.png").first?.header("If-None-Match") == "\"x\"")
+            }
+        }
+    }
+
     @Test func dataFallbackStandsInForSourcesThatCannotBeLoaded() async throws {
         try await Self.withOrigin { origin in
             var settings = testSettings()

@@ -126,14 +126,15 @@ import Testing
             "IMGPROXY_PRESETS": "thumb=rs:fill:100:100", "IMGPROXY_TIFF_UNLIMITED": "", "LOUPE_S3": "x",
         ]
         let ignored = ImgproxyEnvironment.ignored(in: environment)
-        // The format switches are settings now: IMGPROXY_ENFORCE_WEBP is taken.
-        let expected = ["IMGPROXY_GCS_ENDPOINT", "IMGPROXY_SIGNATURE_SIZE_X", "IMGPROXY_USE_LAST_MODIFIED"]
+        // The format switches and the validators are settings now: IMGPROXY_ENFORCE_WEBP and
+        // IMGPROXY_USE_LAST_MODIFIED are taken.
+        let expected = ["IMGPROXY_GCS_ENDPOINT", "IMGPROXY_SIGNATURE_SIZE_X"]
         #expect(ignored.map(\.name) == expected)
         #expect(try ServerSettings(flags: [:], environment: environment).enforcesWebP)
         let reasons = Dictionary(uniqueKeysWithValues: ignored.map { ($0.name, $0.reason) })
         #expect(reasons["IMGPROXY_SIGNATURE_SIZE_X"] == "not an imgproxy setting Loupe knows of")
         #expect(reasons["IMGPROXY_GCS_ENDPOINT"]?.hasPrefix("cloud storage sources") == true)
-        #expect(ImgproxyEnvironment.ignored(in: ["IMGPROXY_USE_ETAG": "false"]).map(\.name) == ["IMGPROXY_USE_ETAG"])
+        #expect(ImgproxyEnvironment.ignored(in: ["IMGPROXY_STRIP_METADATA": "false"]).map(\.name) == ["IMGPROXY_STRIP_METADATA"])
         #expect(ImgproxyEnvironment.ignored(in: ["IMGPROXY_PRESETS_SEPARATOR": ";"]).first?.reason
                 == "read only with IMGPROXY_PRESETS, which is not set")
     }

@@ -170,4 +170,25 @@ import Testing
         _ = await eventually(timeout: .seconds(10)) { gateway.answers("GET", path: "/serve-revalidate/r.jpg").count >= 2 }
         #expect(gateway.answers("GET", path: "/serve-revalidate/r.jpg").map(\.status) == [200, 304])
     }
+
+    /// imgproxy 4's validators for an S3 object: its ETag answered, a client's `If-None-Match`
+    /// sent on (signed with the request) and the gateway's `304` answered as one, with the tag
+    /// that matched (the gateway's `304` names none).
+    @Test func theObjectsETagAndNotModified() async throws {
+        let gateway = try await S3Gateway.shared()
+        try await gateway.put(try TestImage.jpeg(width: 100, height: 50, seed: 9), bucket: "serve-etag", key: "e.jpg")
+        let path = insecurePath("w:20", "s3://serve-etag/e.jpg")
+        try await RoutedServer.with(try Self.settings(gateway, extra: ["IMGPROXY_USE_ETAG": "true"])) { server in
+            let first = try await server.request(path)
+            #expect(first.status == 200, "\(Self.text(first))")
+            let etag = try #require(first.header("ETag"))
+            #expect(etag.hasPrefix("\"") && etag.count == 34)
+            let again = try await server.request(path, headers: [("If-None-Match", etag)])
+            #expect(again.status == 304, "\(Self.text(again))")
+            #expect(again.header("ETag") == etag)
+            let other = try await server.request(path, headers: [("If-None-Match", "\"0\"")])
+            #expect(other.status == 200)
+            #expect(try Self.size(other) == "20x10")
+        }
+    }
 }

@@ -14,20 +14,26 @@ extension ServiceEndpoints {
         let plan = try service.plan(path: path, accept: request.headers[.accept],
                                     hints: ClientHints { name in HTTPField.Name(name).flatMap { request.headers[$0] } })
         if plan.thumborMeta { return try await thumborMeta(plan, connection: connection) }
+        let policy = service.validatorPolicy
         let ifNoneMatch = request.headers[.ifNoneMatch]
+        let conditions = policy.conditions(ifNoneMatch: ifNoneMatch, ifModifiedSince: request.headers[.ifModifiedSince])
+        if service.asksOrigin(plan) {
+            return try await originImage(plan, conditions: conditions, ifNoneMatch: ifNoneMatch, start: start, connection: connection)
+        }
+        // A local source's validators are known before any work.
+        let local = policy.validators(etag: plan.localETag, lastModified: plan.lastModified.map(HTTPDate.string(from:)), local: true)
         // The one result-cache lookup (memory, then disk): a result already made needs no
         // admission, so a full queue of new work does not turn away what is ready.
         let cached = service.cachedResult(for: plan)
-        // A local file not modified since the client's copy: answered before any work (the
-        // result depends on nothing else that can change). `If-None-Match`, when sent, decides
-        // instead (RFC 9110 §13.1.3).
-        if ifNoneMatch == nil, let lastModified = plan.lastModified, let since = request.headers[.ifModifiedSince],
-           let sinceDate = HTTPDate.parse(since), lastModified.timeIntervalSince1970.rounded(.down) <= sinceDate.timeIntervalSince1970 {
+        // A local file the client's copy is of: answered before any work (the result depends on
+        // nothing else that can change). `If-None-Match`, when sent and not ignored (`--etag
+        // none`), decides instead of `If-Modified-Since` (RFC 9110 §13.1.3).
+        if Self.localFileUnchanged(plan: plan, conditions: conditions, ifNoneMatch: policy.etag == .none ? nil : ifNoneMatch,
+                                   etagMode: policy.etag) {
             var headers = HTTPFields()
-            headers[.lastModified] = HTTPDate.string(from: lastModified)
+            Self.setValidators(local, etag: policy.etag == .digest ? cached?.etag : local.etag, in: &headers)
             headers[.cacheControl] = "public, max-age=\(service.settings.timeToLive)"
             if let vary = plan.vary { headers[.vary] = vary }
-            if let cached { headers[.eTag] = cached.etag }
             return Response(status: .notModified, headers: headers)
         }
         let result: EncodedResult
@@ -47,20 +53,59 @@ extension ServiceEndpoints {
             }
             completedWork = true
         }
-        var headers: HTTPFields
+        return answer(result, plan: plan, validators: local, ifNoneMatch: ifNoneMatch, cacheHit: cacheHit, start: start)
+    }
+
+    /// imgproxy 4's answer for a remote source with the source's validators: the origin asked
+    /// with the client's conditions (``ImageService/askOrigin(_:conditions:arrival:)``), its
+    /// `304` answered as one, else the result with the origin's validators.
+    private func originImage(_ plan: ImageService.Plan, conditions: ValidatorPolicy.Conditions, ifNoneMatch: String?, start: ContinuousClock.Instant,
+                             connection: ClientConnection?) async throws -> Response {
+        let timeout = service.settings.requestTimeout
+        let ticket = try service.admit(deadline: timeout)
+        var completedWork = false
+        defer { service.gate.leave(ticket, completedWork: completedWork) }
+        let service = self.service
+        let answer = try await withDeadline(timeout, connection: connection) {
+            try await service.askOrigin(plan, conditions: conditions, arrival: ticket.arrival)
+        }
+        completedWork = true
+        switch answer {
+        case .notModified(let validators):
+            var headers = HTTPFields()
+            Self.setValidators(validators, etag: validators.etag, in: &headers)
+            headers[.cacheControl] = cacheControl(plan)
+            if let vary = plan.vary { headers[.vary] = vary }
+            return Response(status: .notModified, headers: headers)
+        case .result(let result, let validators, let cacheHit):
+            // A digest ETag is checked here (``answer``); the origin's was checked by the origin.
+            return self.answer(result, plan: plan, validators: validators, ifNoneMatch: ifNoneMatch, cacheHit: cacheHit, start: start)
+        }
+    }
+
+    /// The image answer for `result`: its validators (a digest ETag compared with
+    /// `ifNoneMatch` here: a match is a `304`), lifetime, type and body; the fallback image's
+    /// own status and lifetime and no validators.
+    private func answer(_ result: EncodedResult, plan: ImageService.Plan, validators: ValidatorPolicy.Validators, ifNoneMatch: String?,
+                        cacheHit: Bool, start: ContinuousClock.Instant) -> Response {
+        var headers = HTTPFields()
         var status = HTTPResponse.Status.ok
         if let failure = result.fallbackFor {
             // The fallback image in place of the source: its own status and lifetime, and no
             // validators (it stands for no version of the source; imgproxy drops Last-Modified).
             status = HTTPResponse.Status(code: service.fallbackStatus(for: failure))
-            headers = HTTPFields()
-            if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) { headers[.cacheControl] = "public, max-age=\(maxAge)" }
+            if let maxAge = service.fallbackMaxAge(options: plan.options, status: status.code) {
+                headers[.cacheControl] = "public, max-age=\(maxAge)"
+            }
             if let vary = plan.vary { headers[.vary] = vary }
         } else {
-            if let ifNoneMatch, Self.matches(ifNoneMatch, result.etag) {
-                return notModified(result, plan: plan)
+            let etag = service.validatorPolicy.etag == .digest ? result.etag : validators.etag
+            Self.setValidators(validators, etag: etag, in: &headers)
+            headers[.cacheControl] = cacheControl(plan)
+            if let vary = plan.vary { headers[.vary] = vary }
+            if service.validatorPolicy.etag == .digest, let ifNoneMatch, ValidatorPolicy.matches(ifNoneMatch, result.etag) {
+                return Response(status: .notModified, headers: headers)
             }
-            headers = cacheHeaders(result, plan: plan)
         }
         headers[.contentType] = result.format.mimeType
         headers[.contentLength] = String(result.count)
@@ -69,17 +114,28 @@ extension ServiceEndpoints {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: result.body))
     }
 
-    private func notModified(_ result: EncodedResult, plan: ImageService.Plan) -> Response {
-        Response(status: .notModified, headers: cacheHeaders(result, plan: plan))
+    /// A result's `Cache-Control`: the URL's `max_age`, else `--ttl`, within its `expires`.
+    private func cacheControl(_ plan: ImageService.Plan) -> String {
+        "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
     }
 
-    private func cacheHeaders(_ result: EncodedResult, plan: ImageService.Plan) -> HTTPFields {
-        var headers = HTTPFields()
-        headers[.eTag] = result.etag
-        headers[.cacheControl] = "public, max-age=\(Self.maxAge(timeToLive: plan.options.maxAge ?? service.settings.timeToLive, expires: plan.options.expires))"
-        if let vary = plan.vary { headers[.vary] = vary }
-        if let lastModified = plan.lastModified { headers[.lastModified] = HTTPDate.string(from: lastModified) }
-        return headers
+    /// Sets `ETag` (`etag`, chosen by the mode) and `Last-Modified` (from `validators`).
+    private static func setValidators(_ validators: ValidatorPolicy.Validators, etag: String?, in headers: inout HTTPFields) {
+        if let etag { headers[.eTag] = etag }
+        if let lastModified = validators.lastModified { headers[.lastModified] = lastModified }
+    }
+
+    /// Whether the client's copy of a local source's result is current by its conditions: the
+    /// file's ETag (``ETagMode/origin``) or, when no `If-None-Match` was sent, its modification time.
+    private static func localFileUnchanged(plan: ImageService.Plan, conditions: ValidatorPolicy.Conditions,
+                                           ifNoneMatch: String?, etagMode: ETagMode) -> Bool {
+        guard plan.localETag != nil else { return false }
+        if etagMode == .origin, let condition = conditions.ifNoneMatch, let etag = plan.localETag {
+            return ValidatorPolicy.matches(condition, etag)
+        }
+        guard ifNoneMatch == nil, let since = conditions.ifModifiedSince.flatMap(HTTPDate.parse),
+              let modified = plan.lastModified else { return false }
+        return modified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
     }
 
     // MARK: - Info
@@ -124,14 +180,6 @@ extension ServiceEndpoints {
     }
 
     // MARK: - Helpers
-
-    /// Whether an `If-None-Match` list names `etag` (or is `*`).
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains { item in
-            let tag = item.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
 
     /// A download name: the source's last path component with the result's extension, reduced
     /// to characters safe in a quoted header value.

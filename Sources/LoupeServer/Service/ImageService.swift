@@ -36,10 +36,13 @@ final class ImageService: Sendable {
     let fallbackImage = Locked<FallbackImage?>(nil)
     /// The one warning when thumbor's `smart` has no OpenCV.
     let smartDetection: SmartDetectionReport
+    /// The answers' validators and the conditions sent on to origins.
+    let validatorPolicy: ValidatorPolicy
 
     init(settings: ServerSettings, metrics: ServerMetrics, logger: Logger) throws {
         self.settings = settings
         self.metrics = metrics
+        validatorPolicy = ValidatorPolicy(settings: settings)
         smartDetection = SmartDetectionReport(logger: logger)
         memoryBudget = MemoryBudget(limit: settings.memoryBudget)
         let limits = HTTPLoadingLimits(maximumBodySize: settings.maximumSourceBytes, connectTimeout: min(settings.downloadTimeout, .seconds(10)),
@@ -122,6 +125,13 @@ final class ImageService: Sendable {
         var resultLimit: Int
         /// A local source's pipeline key, which carries its version.
         var pipelineKey: String?
+        /// A local source's own `ETag`, made from its version (imgproxy's for local files,
+        /// answered with ``ETagMode/origin``); `nil` for other sources.
+        var localETag: String?
+        /// The source's bytes when the service had them from the origin itself (``ETagMode/origin``
+        /// or ``LastModifiedMode/origin``: ``ImageService/askOrigin(_:conditions:arrival:)``),
+        /// given to the pipeline in place of the URL; `nil` for the pipeline to load the URL.
+        var source: ImageRequest.Source?
         /// A thumbor `meta/` URL: answered with thumbor's JSON of the operations, not the image.
         var thumborMeta = false
         /// Why a local source cannot be had (missing, unreadable, too large), when the fallback
@@ -140,6 +150,7 @@ final class ImageService: Sendable {
             var request = ImageService.imageRequest(url: url, options: options, resultLimit: resultLimit, watermark: watermark, cost: cost,
                                                     thumborMarks: thumborMarks)
             if let pipelineKey { request.cacheKey = pipelineKey }
+            if let source { request.source = source }
             request.maximumFrames = maximumFrames
             return request
         }
@@ -166,7 +177,9 @@ final class ImageService: Sendable {
         return Plan(url: url, options: options, output: output, vary: settings.vary, resultKey: resultKey,
                     lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
-                    pipelineKey: local?.pipelineKey, thumborMeta: parsed.meta, missingSource: missing)
+                    pipelineKey: local?.pipelineKey,
+                    localETag: local.map { "\"" + Hex.string(SHA256.hash(data: Data($0.pipelineKey.utf8)).prefix(16)) + "\"" },
+                    thumborMeta: parsed.meta, missingSource: missing)
     }
 
     /// ``sourceURL(_:)``, or for a local source the fallback image answers for, the failure

@@ -47,7 +47,6 @@ public enum ImgproxyEnvironment {
     /// Switches of behaviour Loupe always has: the value `expecting` is taken, the other is
     /// reported as ignored for `reason`.
     private static let fixedBehaviour: [(name: String, expecting: Bool, reason: String)] = [
-        ("IMGPROXY_USE_ETAG", true, "Loupe always sends an ETag (a digest of the result) and answers If-None-Match"),
         ("IMGPROXY_STRIP_METADATA", true, "Loupe always strips metadata from results"),
     ]
 

@@ -132,6 +132,32 @@ extension ServerSettings {
         Setting("ttl", .integer(in: 0...315_360_000), \.timeToLive, "Cache-Control max-age of results in seconds", imgproxy: [
             ImgproxyVariable("IMGPROXY_TTL", "seconds (`Cache-Control: max-age`)"),
         ]),
+        // The answers' validators (OriginValidators): Loupe's digest ETag, or imgproxy 4's, the source's own.
+        Setting("etag", .mode, \.etagMode,
+                "ETag of image answers: digest (of the result; If-None-Match checked here), origin (the source's; If-None-Match sent to it, its 304 answered), none", imgproxy: [
+            ImgproxyVariable("IMGPROXY_USE_ETAG", "boolean: `true` is `origin`, imgproxy 4's ETag (the origin's, the request's `If-None-Match` sent to it, its `304` answered without processing), `false` is `none`; unset, Loupe sends its own digest of the result (`digest`), imgproxy 4 the origin's", isBoolean: true) { value, _ throws(SettingsError) in
+                try .value(ImgproxyEnvironment.boolean(value, "IMGPROXY_USE_ETAG") ? ETagMode.origin.rawValue : ETagMode.none.rawValue)
+            },
+            // A buster asks for imgproxy's ETag, which it changes (IMGPROXY_USE_ETAG is on by default there).
+            ImgproxyVariable("IMGPROXY_ETAG_BUSTER", nil) { _, _ in .value(ETagMode.origin.rawValue) },
+        ]),
+        Setting("etag-buster", .etagBuster, \.etagBuster,
+                "with --etag origin, the ETag is \"<buster>/<the origin's, base64url>\" and If-None-Match must carry it; change it to void every client's copy",
+                unset: "the origin's ETag as it is", imgproxy: [
+            ImgproxyVariable("IMGPROXY_ETAG_BUSTER", "text (visible ASCII without `\"` or `\\`, at most 64 characters), imgproxy's format; set alone, it also sets `--etag origin`"),
+        ]),
+        Setting("last-modified", .mode, \.lastModifiedMode,
+                "Last-Modified of image answers: local (local files' own), origin (also the origin's; If-Modified-Since sent to it), none", imgproxy: [
+            ImgproxyVariable("IMGPROXY_USE_LAST_MODIFIED", "boolean: `true` is `origin` (the origin's `Last-Modified` passed on, `If-Modified-Since` sent to it), `false` is `none`; unset, Loupe sends local files' only (`local`), imgproxy 4 the origin's too", isBoolean: true) { value, _ throws(SettingsError) in
+                try .value(ImgproxyEnvironment.boolean(value, "IMGPROXY_USE_LAST_MODIFIED") ? LastModifiedMode.origin.rawValue : LastModifiedMode.none.rawValue)
+            },
+            ImgproxyVariable("IMGPROXY_LAST_MODIFIED_BUSTER", nil) { _, _ in .value(LastModifiedMode.origin.rawValue) },
+        ]),
+        Setting("last-modified-buster", .rfc3339Time, \.lastModifiedBuster,
+                "with --last-modified origin, an older Last-Modified is answered as this time (RFC 3339) and an If-Modified-Since not after it is not sent on",
+                unset: "none", imgproxy: [
+            ImgproxyVariable("IMGPROXY_LAST_MODIFIED_BUSTER", "an RFC 3339 time, imgproxy's format; set alone, it also sets `--last-modified origin`"),
+        ]),
         Setting("quality", .integer(in: 1...100), \.defaultQuality, "quality of the lossy formats --format-quality has none for, when the URL gives none", imgproxy: [
             ImgproxyVariable("IMGPROXY_QUALITY", "1–100"),
         ]),

@@ -116,6 +116,16 @@ public struct ServerSettings: Sendable {
     public var alwaysRasterizesSVG = false
     /// `Cache-Control: max-age` of results, in seconds.
     public var timeToLive = 31_536_000
+    /// Where image answers' `ETag` comes from (``ETagMode``): Loupe's digest by default.
+    public var etagMode = ETagMode.digest
+    /// imgproxy's ETag buster: with ``ETagMode/origin``, the answer's `ETag` is
+    /// `"<buster>/<the origin's, base64url>"`; `nil` for the origin's as it is.
+    public var etagBuster: String?
+    /// Where image answers' `Last-Modified` comes from (``LastModifiedMode``): local files' by default.
+    public var lastModifiedMode = LastModifiedMode.local
+    /// imgproxy's Last-Modified buster: with ``LastModifiedMode/origin``, no answer's
+    /// `Last-Modified` is older, and an `If-Modified-Since` not after it is not sent on.
+    public var lastModifiedBuster: Date?
     /// The quality of the lossy formats without one in ``formatQuality``, when the URL sets
     /// none (imgproxy's `IMGPROXY_QUALITY`).
     public var defaultQuality = 80
