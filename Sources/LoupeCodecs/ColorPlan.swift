@@ -39,6 +39,10 @@ struct ColorPlan: Sendable {
         }
     }
 
+    /// Whether this plan changes the decoded pixels, now or after a resize: a decode that keeps
+    /// 16-bit samples keeps them only where it does not, the conversions being 8-bit.
+    var changesPixels: Bool { conversion != nil || cmykFallback != nil || pending != nil }
+
     /// Converts the decoded buffer in place (nothing when the conversion is left to the caller).
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
         if let conversion {

@@ -49,6 +49,13 @@ public struct ImageRequest: Sendable {
         get { storage.appliesOrientation }
         set { update { $0.appliesOrientation = newValue } }
     }
+    /// Whether a 16-bit PNG or TIFF is decoded with its 16-bit samples kept
+    /// (``Bitmap/deepSamples``), for a result written at 16 bits (``ImageEncoder/keepsDeepSamples``):
+    /// `false`, the default, decodes every source to 8 bits per channel. Part of the cache keys.
+    public var keepsDeepSamples: Bool {
+        get { storage.keepsDeepSamples }
+        set { update { $0.keepsDeepSamples = newValue } }
+    }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
         get { storage.processors }
@@ -142,6 +149,7 @@ public struct ImageRequest: Sendable {
         let thumbnail: Int?
         let maximumFrames: Int
         let appliesOrientation: Bool
+        let keepsDeepSamples: Bool
         let processors: [any ImageProcessing]
         let priority: Priority
         let cachePolicy: CachePolicy
@@ -158,6 +166,7 @@ public struct ImageRequest: Sendable {
             thumbnail = fields.thumbnail
             maximumFrames = fields.maximumFrames
             appliesOrientation = fields.appliesOrientation
+            keepsDeepSamples = fields.keepsDeepSamples
             processors = fields.processors
             priority = fields.priority
             cachePolicy = fields.cachePolicy
@@ -170,12 +179,12 @@ public struct ImageRequest: Sendable {
                 dataKey: ImagePipeline.ImageKey.dataKey(
                     of: fields.source, cacheKey: fields.cacheKey, ignoringHeaders: fields.headersIgnoredByCache),
                 thumbnail: fields.thumbnail, maximumFrames: fields.maximumFrames, keepsStoredOrientation: !fields.appliesOrientation,
-                processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
+                keepsDeepSamples: fields.keepsDeepSamples, processorIdentifiers: fields.processors.map(\.identifier), decodeScaling: sourceScaling?.identifier)
         }
 
         var fields: Fields {
             Fields(source: source, headersIgnoredByCache: headersIgnoredByCache, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                   appliesOrientation: appliesOrientation, processors: processors, priority: priority,
+                   appliesOrientation: appliesOrientation, keepsDeepSamples: keepsDeepSamples, processors: processors, priority: priority,
                    cachePolicy: cachePolicy, cacheKey: cacheKey, staleUse: staleUse, cacheUse: cacheUse, previews: previews)
         }
     }
@@ -186,6 +195,7 @@ public struct ImageRequest: Sendable {
         var thumbnail: Int?
         var maximumFrames = 1
         var appliesOrientation = true
+        var keepsDeepSamples = false
         var processors: [any ImageProcessing]
         var priority: Priority
         var cachePolicy: CachePolicy

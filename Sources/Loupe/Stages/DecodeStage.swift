@@ -57,7 +57,8 @@ package final class DecodeStage: Sendable {
             let container: Decoded
             do {
                 container = try await decode(fetched.data, thumbnail: key.image.thumbnail, maximumFrames: key.image.maximumFrames,
-                                             appliesOrientation: !key.image.keepsStoredOrientation, sourceScaling: key.sourceScaling,
+                                             appliesOrientation: !key.image.keepsStoredOrientation, keepsDeepSamples: key.image.keepsDeepSamples,
+                                             sourceScaling: key.sourceScaling,
                                              priority: priority)
             } catch let error as ImagePipelineError {
                 discardUndecodableData(fetched, forKey: key.image.dataKey, error: error)
@@ -93,7 +94,7 @@ package final class DecodeStage: Sendable {
         /// processed or the request done, gives the memory back; on failure it is dropped here,
         /// which releases it) — is decided between the header and the pixels.
         func decode(
-            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
+            _ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true, keepsDeepSamples: Bool = false,
             sourceScaling: (any SourceScaledProcessing)? = nil, priority: LoadPriority
         ) async throws -> Decoded {
             let decoder = context.configuration.decoder
@@ -103,7 +104,8 @@ package final class DecodeStage: Sendable {
                 var reservation: MemoryReservation?
                 var sourcePlan: (any Sendable)?
                 let container = try DecodeStage.decodeWork(data, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                                                           appliesOrientation: appliesOrientation, decoder: decoder,
+                                                           appliesOrientation: appliesOrientation, keepsDeepSamples: keepsDeepSamples,
+                                                           decoder: decoder,
                                                            limits: limits) { metadata, options in
                     if let sourceScaling {
                         // Refused from the header, before the decode's memory is taken.
@@ -118,7 +120,7 @@ package final class DecodeStage: Sendable {
                     }
                     reservation = budget.map {
                         $0.reserveNow(DecodeStage.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                                                               minimumScale: options.minimumScale))
+                                                               minimumScale: options.minimumScale, keepsDeepSamples: options.keepsDeepSamples))
                     }
                 }
                 return Decoded(value: container, duration: .zero, reservation: reservation, sourcePlan: sourcePlan)
@@ -153,8 +155,11 @@ package final class DecodeStage: Sendable {
 
     /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
     /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full, times the frames kept
-    /// of an animation. 0 for data whose header does not read (the decode fails at once).
-    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil) -> Int {
+    /// of an animation; three times that for 16-bit samples kept beside the 8-bit pixels
+    /// (`keepsDeepSamples` and a source that has them). 0 for data whose header does not read
+    /// (the decode fails at once).
+    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil,
+                             keepsDeepSamples: Bool = false) -> Int {
         guard let metadata else { return 0 }
         var (width, height) = (max(0, metadata.width), max(0, metadata.height))
         if metadata.format == .jpeg {
@@ -164,7 +169,9 @@ package final class DecodeStage: Sendable {
         let frames = max(1, min(metadata.frameCount, maximumFrames))
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         let (total, overflowFrames) = pixels.multipliedReportingOverflow(by: frames)
-        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 8) * 4
+        // 8 bytes a pixel for the 16-bit samples, 4 for their 8-bit rounding.
+        let bytesPerPixel = keepsDeepSamples && metadata.hasDeepSamples ? 12 : 4
+        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 16) * bytesPerPixel
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
@@ -175,11 +182,12 @@ package final class DecodeStage: Sendable {
     /// which cannot run the concurrency runtime's threads here. `maximumFrames` above 1 keeps
     /// that many of an animation's frames, each treated the same way.
     package static func decodeWork(_ data: Data, thumbnail: Int?, maximumFrames: Int = 1, appliesOrientation: Bool = true,
-                                   decoder: any ImageDecoding, limits: DecodingLimits,
+                                   keepsDeepSamples: Bool = false, decoder: any ImageDecoding, limits: DecodingLimits,
                                    afterHeader: HeaderDecision = { _, _ in }) throws -> ImageContainer {
         var options = DecodingOptions(maxPixelSize: thumbnail, appliesOrientation: appliesOrientation, firstFrameOnly: maximumFrames <= 1,
                                       limits: limits, colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         if maximumFrames > 1 { options.maximumFrames = maximumFrames }
+        options.keepsDeepSamples = keepsDeepSamples
         var image: DecodedImage
         do {
             // Kept as stored, the pixels are upright as they are: every later step (the first

@@ -16,6 +16,8 @@ extension ImagePipeline {
         let maximumFrames: Int
         /// Decoded as stored, not turned upright (``ImageRequest/appliesOrientation`` off).
         let keepsStoredOrientation: Bool
+        /// 16-bit samples kept by the decode (``ImageRequest/keepsDeepSamples``).
+        let keepsDeepSamples: Bool
         let processorIdentifiers: [String]
         /// The identifier of the first processor when it chose the decode's scale
         /// (``SourceScaledProcessing``): a decode made for it is not the full-size one.
@@ -29,12 +31,13 @@ extension ImagePipeline {
             self = request.imageKey
         }
 
-        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, keepsStoredOrientation: Bool = false, processorIdentifiers: [String],
-             decodeScaling: String? = nil) {
+        init(dataKey: String, thumbnail: Int?, maximumFrames: Int = 1, keepsStoredOrientation: Bool = false, keepsDeepSamples: Bool = false,
+             processorIdentifiers: [String], decodeScaling: String? = nil) {
             self.dataKey = dataKey
             self.thumbnail = thumbnail
             self.maximumFrames = maximumFrames
             self.keepsStoredOrientation = keepsStoredOrientation
+            self.keepsDeepSamples = keepsDeepSamples
             self.processorIdentifiers = processorIdentifiers
             self.decodeScaling = decodeScaling
             var hasher = Hasher()
@@ -42,6 +45,7 @@ extension ImagePipeline {
             hasher.combine(thumbnail)
             hasher.combine(maximumFrames)
             hasher.combine(keepsStoredOrientation)
+            hasher.combine(keepsDeepSamples)
             hasher.combine(processorIdentifiers)
             hasher.combine(decodeScaling)
             hash = hasher.finalize()
@@ -50,6 +54,7 @@ extension ImagePipeline {
         static func == (lhs: ImageKey, rhs: ImageKey) -> Bool {
             lhs.hash == rhs.hash && lhs.dataKey == rhs.dataKey && lhs.thumbnail == rhs.thumbnail
                 && lhs.maximumFrames == rhs.maximumFrames && lhs.keepsStoredOrientation == rhs.keepsStoredOrientation
+                && lhs.keepsDeepSamples == rhs.keepsDeepSamples
                 && lhs.processorIdentifiers == rhs.processorIdentifiers
                 && lhs.decodeScaling == rhs.decodeScaling
         }
@@ -61,7 +66,7 @@ extension ImagePipeline {
         /// The same image with other processors.
         func with(processorIdentifiers: [String]) -> ImageKey {
             ImageKey(dataKey: dataKey, thumbnail: thumbnail, maximumFrames: maximumFrames, keepsStoredOrientation: keepsStoredOrientation,
-                     processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
+                     keepsDeepSamples: keepsDeepSamples, processorIdentifiers: processorIdentifiers, decodeScaling: decodeScaling)
         }
 
         /// The identity of a source's data, in the memory cache, the disk cache and coalescing:
@@ -101,7 +106,8 @@ extension ImagePipeline {
             let framesPart = maximumFrames == 1 ? [] : ["loupe.frames(\(maximumFrames))"]
             // Likewise an upright image's (every request's by default).
             let orientationPart = keepsStoredOrientation ? ["loupe.stored-orientation"] : []
-            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + orientationPart + processorIdentifiers).joined(separator: "\u{1F}")
+            let depthPart = keepsDeepSamples ? ["loupe.deep-samples"] : []
+            return ([dataKey, "loupe.thumbnail(\(thumbnailPart))"] + framesPart + orientationPart + depthPart + processorIdentifiers).joined(separator: "\u{1F}")
         }
 
         /// The key as logged: data key, thumbnail and processors separated by " | ", and a

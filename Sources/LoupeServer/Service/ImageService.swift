@@ -190,6 +190,8 @@ final class ImageService: Sendable {
         options.maxAnimationFrames = min(options.maxAnimationFrames ?? settings.maximumAnimationFrames, settings.maximumAnimationFrames)
         // One form per result for the result key: upright is the default's `nil`, whatever said it.
         options.autoRotate = (options.autoRotate ?? settings.autoRotates) ? nil : false
+        // Likewise 8 bits, the default, is `nil`, whatever said it.
+        options.preserveHDR = (options.preserveHDR ?? settings.preservesHDR) ? true : nil
         resolveQualities(&options)
     }
 
@@ -316,7 +318,8 @@ final class ImageService: Sendable {
                                                       * RequestCost.encodeBytes(output.format)))
             defer { buffers.release() }
             let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes,
-                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options))
+                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options),
+                                        keepsDeepSamples: ResultEncoder.keepsDeepSamples(options: plan.options))
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: output.format), encodeStart)
@@ -391,6 +394,7 @@ final class ImageService: Sendable {
         if let watermark { processors.append(watermark) }
         var request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
         request.appliesOrientation = options.autoRotate ?? true
+        request.keepsDeepSamples = ResultEncoder.keepsDeepSamples(options: options)
         return request
     }
 

@@ -73,7 +73,6 @@ enum ImgproxyIgnoredVariables {
         "LAST_MODIFIED_BUSTER": "Loupe sends Last-Modified for local sources only, the file's own",
         "USE_LAST_MODIFIED": "Loupe sends Last-Modified (and answers If-Modified-Since) for local sources always, and for http(s) sources never",
         "FAIL_ON_DEPRECATION": "Loupe has no deprecated options",
-        "PRESERVE_HDR": "results have 8 bits per channel: every source is decoded to 8 (a grey one's result stays grey), so there is no deeper result to keep",
         "GRACEFUL_STOP_TIMEOUT": "Loupe's graceful stop takes --drain-delay plus --request-timeout",
         "HEALTH_CHECK_PATH": "Loupe's health check is at /health only",
         "IGNORE_SSL_VERIFICATION": "Loupe always verifies sources' TLS certificates",
