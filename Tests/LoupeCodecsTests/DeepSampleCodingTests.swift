@@ -84,4 +84,50 @@ import Testing
         #expect(throws: ImageCodecError.self) { try Bitmap(width: 2, height: 2, deepSamples: [0, 0, 0, 0]) }
         #expect(throws: ImageCodecError.self) { try Bitmap(width: 0, height: 2, deepSamples: []) }
     }
+
+    /// An uncompressed little-endian TIFF of `samplesPerPixel` 16-bit samples a pixel (1: grey,
+    /// 3: RGB), one strip: the layout libtiff writes and cameras' 16-bit TIFFs use.
+    static func tiff16(width: Int, height: Int, samplesPerPixel: Int, _ samples: [UInt16]) -> Data {
+        var data = Data([0x49, 0x49, 42, 0])
+        func u16(_ v: Int) { data.append(contentsOf: [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)]) }
+        func u32(_ v: Int) { u16(v & 0xFFFF); u16(v >> 16) }
+        let entries = 9, ifd = 8, bitsAt = ifd + 2 + entries * 12 + 4, pixelsAt = bitsAt + 8
+        u32(ifd)
+        u16(entries)
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) {
+            u16(tag); u16(type); u32(count)
+            if type == 3, count == 1 { u16(value); u16(0) } else { u32(value) }
+        }
+        entry(256, 4, 1, width)
+        entry(257, 4, 1, height)
+        // BitsPerSample: inline for one sample, else at `bitsAt`.
+        entry(258, 3, samplesPerPixel, samplesPerPixel == 1 ? 16 : bitsAt)
+        entry(259, 3, 1, 1)
+        entry(262, 3, 1, samplesPerPixel == 1 ? 1 : 2)
+        entry(273, 4, 1, pixelsAt)
+        entry(277, 3, 1, samplesPerPixel)
+        entry(278, 4, 1, height)
+        entry(279, 4, 1, samples.count * 2)
+        u32(0)
+        for _ in 0..<4 { u16(16) }
+        for sample in samples { u16(Int(sample)) }
+        return data
+    }
+
+    @Test func sixteenBitTIFFKeepsItsSamples() throws {
+        let rgb = Self.ramp(width: 9, height: 5)
+        let packed = stride(from: 0, to: rgb.count, by: 4).flatMap { rgb[$0..<$0 + 3] }
+        let colour = try TIFFDecoder().decode(Self.tiff16(width: 9, height: 5, samplesPerPixel: 3, packed), options: Self.keeping)
+        #expect(colour.metadata.hasDeepSamples && !colour.metadata.isGrey)
+        #expect(colour.bitmap.deepSamples == rgb)
+        let grey = Self.ramp(width: 9, height: 5, grey: true)
+        let greyTIFF = Self.tiff16(width: 9, height: 5, samplesPerPixel: 1, stride(from: 0, to: grey.count, by: 4).map { grey[$0] })
+        let decoded = try TIFFDecoder().decode(greyTIFF, options: Self.keeping)
+        #expect(decoded.metadata.isGrey && decoded.bitmap.deepSamples == grey)
+        #expect(decoded.bitmap.isDeepGrey)
+        // Without the option: libtiff's 8-bit reading, as before.
+        let plain = try TIFFDecoder().decode(greyTIFF, options: DecodingOptions())
+        #expect(plain.bitmap.deepSamples == nil)
+        #expect(abs(Int(plain.bitmap.pixels[4]) - Int(decoded.bitmap.pixels[4])) <= 1)
+    }
 }
