@@ -39,9 +39,8 @@ public struct PNGDecoder: SingleFormatDecoding {
             try withHeader(raw) { png, metadata, colors, deep in
                 let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
-                if options.keepsDeepSamples, deep, !plan.changesPixels {
-                    let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: try Self.deepBitmap(png, metadata)),
-                                             warning: plan.warning)
+                if options.keepsDeepSamples, deep {
+                    let image = try Self.deepImage(png, metadata, plan: plan)
                     return (options.oriented(image), false)
                 }
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
@@ -57,18 +56,27 @@ public struct PNGDecoder: SingleFormatDecoding {
         }
     }
 
-    /// The image at 16 bits per channel (``Bitmap/deepSamples``), through libpng. The header's
-    /// size was checked against the limits, and the caller's budget counted these samples.
-    private static func deepBitmap(_ png: OpaquePointer, _ metadata: ImageMetadata) throws -> Bitmap {
+    /// The image at 16 bits per channel (``Bitmap/deepSamples``), through libpng, its colours
+    /// converted at 16 bits where `plan` can (PNG's gamma and chromaticities); where it cannot
+    /// (a profile), their 8-bit rounding is converted and the image has 8 bits. The header's size
+    /// was checked against the limits, and the caller's budget counted these samples.
+    private static func deepImage(_ png: OpaquePointer, _ metadata: ImageMetadata, plan: ColorPlan) throws -> DecodedImage {
         let count = metadata.width * metadata.height * Bitmap.bytesPerPixel
         var failed = false
-        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+        var samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
             // UInt16 is trivial: samples left unwritten by a failed decode need no cleanup.
             failed = lc_png_decode16(png, buffer.baseAddress, metadata.width * Bitmap.bytesPerPixel * 2) != LC_OK
             initialized = failed ? 0 : count
         }
         if failed { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
-        return try Bitmap(width: metadata.width, height: metadata.height, deepSamples: samples)
+        let converted = plan.applyDeep(to: &samples)
+        var bitmap = try Bitmap(width: metadata.width, height: metadata.height, deepSamples: samples)
+        if !converted {
+            // Rewriting the 8-bit pixels drops the 16-bit ones.
+            bitmap.withUnsafeMutablePixels { plan.apply(to: $0, bytesPerRow: $1, width: metadata.width, height: metadata.height) }
+        }
+        return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning,
+                            pendingColorConversion: converted ? nil : plan.pending)
     }
 
     private func withHeader<T>(_ raw: UnsafeRawBufferPointer,

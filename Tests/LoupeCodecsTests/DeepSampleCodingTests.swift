@@ -130,4 +130,29 @@ import Testing
         #expect(plain.bitmap.deepSamples == nil)
         #expect(abs(Int(plain.bitmap.pixels[4]) - Int(decoded.bitmap.pixels[4])) <= 1)
     }
+
+    /// A 16-bit PNG with gAMA 1.0 (linear light) is converted to sRGB at 16 bits: the samples
+    /// stay 16-bit, agree with the 8-bit conversion to a unit, and keep values between its steps.
+    @Test func gammaIsConvertedAtSixteenBits() throws {
+        let linear = Self.ramp()
+        var png = [UInt8](try ImageEncoder(embedsSRGBProfile: false, keepsDeepSamples: true)
+            .encode(try Bitmap(width: 40, height: 12, deepSamples: linear), as: .png))
+        // After the signature and IHDR (8 + 25 bytes).
+        png.insert(contentsOf: PNGFixture.chunk("gAMA", PNGFixture.bigEndian(100_000)), at: 33)
+        let deep = try PNGDecoder().decode(Data(png), options: Self.keeping).bitmap
+        let eight = try PNGDecoder().decode(Data(png), options: DecodingOptions()).bitmap
+        let samples = try #require(deep.deepSamples)
+        #expect(samples != linear, "converted")
+        // IEC 61966-2-1's curve of each linear colour sample, to within lcms2's interpolation.
+        func srgb(_ value: UInt16) -> Double {
+            let v = Double(value) / 65535
+            return 65535 * (v <= 0.003_130_8 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055)
+        }
+        let errors = samples.indices.filter { $0 % 4 != 3 }.map { abs(Double(samples[$0]) - srgb(linear[$0])) }
+        #expect(errors.max() ?? .infinity < 100, "\(errors.max() ?? 0)")
+        #expect(zip(deep.pixels, eight.pixels).filter { abs(Int($0) - Int($1)) > 1 }.count < deep.pixels.count / 10)
+        #expect(samples.contains { $0 % 257 != 0 })
+        // Linear 1608 / 65535 is sRGB's steep toe: far above it once converted.
+        #expect(samples[4] > 1608 * 5)
+    }
 }

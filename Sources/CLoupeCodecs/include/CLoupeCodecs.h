@@ -438,6 +438,9 @@ lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, i
 lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *chromaticities, int transfer, char *message);
 /// Converts `height` rows of `width` pixels in place.
 void lc_color_transform_apply(const lc_color_transform *transform, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height);
+/// Converts `count` RGBA16 pixels (the machine's byte order) in place, alpha kept; 1 when it
+/// did, 0 when the transform has no 16-bit form (only lc_color_transform_create_rgb's have one).
+int lc_color_transform_apply16(const lc_color_transform *transform, uint16_t *pixels, size_t count);
 void lc_color_transform_destroy(lc_color_transform *transform);
 /// 1 when the transform runs its own matrix/TRC loop (checked against lcms2's bytes when it
 /// was built) rather than lcms2's cmsDoTransform.

@@ -91,8 +91,8 @@ extension ImgproxyOption {
             meaning: "keep more than 8 bits per channel when the source has them and the result's format can hold them; off by default",
             loupe: "yes; without the option, `--preserve-hdr` (`IMGPROXY_PRESERVE_HDR`) decides",
             differences: "a 16-bit PNG or TIFF (RGB, grey, with alpha or not) gives a 16-bit PNG (RGB16, or Grey16 while it stays grey) "
-                + "through resize, crop, extend, padding, background and watermark; any other step, a colour profile or gamma "
-                + "to convert, an EXIF rotation, or a format other than PNG gives 8 bits (`SixteenBitResultTests`)")
+                + "through resize, crop, extend, padding, background and watermark, a PNG's gamma converted at 16 bits; any other step, an "
+                + "ICC profile to convert, an EXIF rotation, or a format other than PNG gives 8 bits (`SixteenBitResultTests`)")
         ) { arguments, options throws(ServiceError) in
             options.preserveHDR = try arguments.boolean(arguments[0])
         },
