@@ -3,7 +3,7 @@ import LoupeCodecs
 
 /// The 16-bit implementations of the steps a 16-bit result passes through besides the resize
 /// (``DeepResampler``): crop, extend (padding, embedding), flatten and the watermark. Each
-/// step calls its twin here when its input has ``Bitmap/deepSamples``; a step without one
+/// step calls its twin here when its input has `Bitmap.deepSamples`; a step without one
 /// reads the 8-bit pixels and gives an 8-bit result.
 enum DeepPixelSteps {
     /// `width`×`height` pixels of `bitmap`'s samples from (`left`, `top`), inside it.
@@ -17,7 +17,7 @@ enum DeepPixelSteps {
     }
 
     /// `bitmap` on a `width`×`height` canvas of `fill` at (`x`, `y`); `left`…`bottom` is the
-    /// overlap, in canvas coordinates (``ImageProcessors/Extend`` works it out).
+    /// overlap, in canvas coordinates (`ImageProcessors.Extend` works it out).
     static func extend(_ bitmap: Bitmap, samples: [UInt16], width: Int, height: Int, x: Int, y: Int,
                        overlap: (left: Int, top: Int, right: Int, bottom: Int), fill: [UInt8]) throws(ProcessingError) -> Bitmap {
         let fillSamples = fill.map(Bitmap.sixteenBit)

@@ -1,7 +1,7 @@
 import LoupeCaching
 import LoupeCodecs
 
-/// The resize engine for 16-bit samples (``Bitmap/deepSamples``): the same windowed filter and
+/// The resize engine for 16-bit samples (`Bitmap.deepSamples`): the same windowed filter and
 /// taps as ``Resampler`` (its `Kernel`), on premultiplied `Float` pixels, without the box
 /// pre-reduction and without the streaming ring — the horizontal pass over every row the
 /// output reads, then the vertical one. Simpler and slower than the 8-bit engine, which stays

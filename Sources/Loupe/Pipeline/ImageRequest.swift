@@ -50,7 +50,7 @@ public struct ImageRequest: Sendable {
         set { update { $0.appliesOrientation = newValue } }
     }
     /// Whether a 16-bit PNG or TIFF is decoded with its 16-bit samples kept
-    /// (``Bitmap/deepSamples``), for a result written at 16 bits (``ImageEncoder/keepsDeepSamples``):
+    /// (`Bitmap.deepSamples`), for a result written at 16 bits (`ImageEncoder.keepsDeepSamples`):
     /// `false`, the default, decodes every source to 8 bits per channel. Part of the cache keys.
     public var keepsDeepSamples: Bool {
         get { storage.keepsDeepSamples }

@@ -16,7 +16,7 @@ extension ImagePipeline {
         let maximumFrames: Int
         /// Decoded as stored, not turned upright (``ImageRequest/appliesOrientation`` off).
         let keepsStoredOrientation: Bool
-        /// 16-bit samples kept by the decode (``ImageRequest/keepsDeepSamples``).
+        /// 16-bit samples kept by the decode (`ImageRequest.keepsDeepSamples`).
         let keepsDeepSamples: Bool
         let processorIdentifiers: [String]
         /// The identifier of the first processor when it chose the decode's scale

@@ -54,7 +54,7 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var autoRotate: Bool?
     /// `preserve_hdr`/`ph`: whether a 16-bit source keeps its 16 bits per channel in a format that
     /// holds them; `nil` for the server's ``ServerSettings/preservesHDR``
-    /// (``ResultEncoder/keepsDeepSamples(options:)``).
+    /// (`ResultEncoder.keepsDeepSamples(options:)`).
     public var preserveHDR: Bool?
     /// `rotate`/`rot`: clockwise degrees, 0, 90, 180 or 270.
     public var rotate = 0

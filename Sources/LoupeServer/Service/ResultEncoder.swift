@@ -37,10 +37,10 @@ struct ResultEncoder: Sendable {
 
     /// Whether a result made with `options` keeps a 16-bit source's 16 bits per channel,
     /// imgproxy's rule: only when `preserve_hdr` (or the server's `--preserve-hdr`, folded into
-    /// the options by ``ImageService/check(_:now:)``) asks, and then in PNG, the one format
-    /// written at 16 bits here (``ImageEncoder/keepsDeepSamples``); a 16-bit source's other
+    /// the options by `ImageService.check(_:now:)`) asks, and then in PNG, the one format
+    /// written at 16 bits here (`ImageEncoder.keepsDeepSamples`); a 16-bit source's other
     /// results, and every result without it, have 8 bits. The decode keeps the samples
-    /// (``ImageRequest/keepsDeepSamples``) under the same rule, before the format is known.
+    /// (`ImageRequest.keepsDeepSamples`) under the same rule, before the format is known.
     static func keepsDeepSamples(options: ProcessingOptions) -> Bool {
         options.preserveHDR == true && options.format.map { $0 == .png } ?? true
     }
