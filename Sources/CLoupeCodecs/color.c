@@ -35,6 +35,9 @@ struct lc_color_transform {
     uint8_t grey_table[256 * 3];
     // Set only when it gave lcms2's bytes for every probe colour (see use_matrix_shaper).
     lc_matrix_shaper *matrix_shaper;
+    // RGBA16 in place, for PNG's gAMA/cHRM colours (lc_color_transform_create_rgb): made with
+    // the 8-bit one, so a 16-bit PNG keeps its depth through the conversion. NULL otherwise.
+    cmsHTRANSFORM transform16;
 };
 
 typedef struct {
@@ -266,7 +269,7 @@ static cmsUInt32Number input_format(int pixels) {
 }
 
 // Takes ownership of `source` (closed here on every path).
-static lc_color_transform *make_transform(cmsContext context, cmsHPROFILE source, int pixels, char *message) {
+static lc_color_transform *make_transform(cmsContext context, cmsHPROFILE source, int pixels, int deep, char *message) {
     lc_color_transform *self = calloc(1, sizeof *self);
     cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(context);
     if (!self || !srgb) {
@@ -293,6 +296,10 @@ static lc_color_transform *make_transform(cmsContext context, cmsHPROFILE source
         goto failed;
     }
     use_matrix_shaper(self, source, srgb);
+    if (deep && pixels == LC_PIXELS_RGBA) {
+        // Without it the 16-bit samples are converted at 8 bits: not a failure.
+        self->transform16 = cmsCreateTransformTHR(context, source, TYPE_RGBA_16, srgb, TYPE_RGBA_16, INTENT_RELATIVE_COLORIMETRIC, flags);
+    }
     if (pixels == LC_PIXELS_GREY) {
         uint8_t ramp[256];
         for (int i = 0; i < 256; i++) ramp[i] = (uint8_t)i;
@@ -305,6 +312,7 @@ failed:
     if (source) cmsCloseProfile(source);
     if (srgb) cmsCloseProfile(srgb);
     if (self && self->transform) cmsDeleteTransform(self->transform);
+    if (self && self->transform16) cmsDeleteTransform(self->transform16);
     free(self);
     cmsDeleteContext(context);
     return NULL;
@@ -316,7 +324,7 @@ lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, i
     cmsContext context;
     cmsHPROFILE source = open_profile(icc, size, &log, &context, message);
     if (!source) return NULL;
-    lc_color_transform *self = make_transform(context, source, pixels, message);
+    lc_color_transform *self = make_transform(context, source, pixels, 0, message);
     // From here on lcms2 has nothing more to report; its context must not keep a pointer to
     // the caller's (stack) message buffer.
     if (self) cmsSetLogErrorHandlerTHR(context, NULL);
@@ -358,7 +366,7 @@ lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *ch
         cmsDeleteContext(context);
         return NULL;
     }
-    lc_color_transform *self = make_transform(context, source, LC_PIXELS_RGBA, message);
+    lc_color_transform *self = make_transform(context, source, LC_PIXELS_RGBA, 1, message);
     if (self) cmsSetLogErrorHandlerTHR(context, NULL);
     return self;
 }
@@ -389,9 +397,21 @@ void lc_color_transform_apply(const lc_color_transform *self, uint8_t *pixels, s
     }
 }
 
+int lc_color_transform_apply16(const lc_color_transform *self, uint16_t *pixels, size_t count) {
+    if (!self->transform16) return 0;
+    // In chunks: cmsDoTransform counts pixels in 32 bits.
+    for (size_t done = 0; done < count;) {
+        size_t chunk = count - done > (1u << 24) ? (1u << 24) : count - done;
+        cmsDoTransform(self->transform16, pixels + 4 * done, pixels + 4 * done, (cmsUInt32Number)chunk);
+        done += chunk;
+    }
+    return 1;
+}
+
 void lc_color_transform_destroy(lc_color_transform *self) {
     if (!self) return;
     if (self->transform) cmsDeleteTransform(self->transform);
+    if (self->transform16) cmsDeleteTransform(self->transform16);
     if (self->context) cmsDeleteContext(self->context);
     free(self->matrix_shaper);
     free(self);

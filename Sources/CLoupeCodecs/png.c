@@ -244,6 +244,33 @@ int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, size
     return LC_OK;
 }
 
+int lc_png_decode16(lc_png *self, uint16_t *out, size_t stride) {
+    if (setjmp(self->jump)) return LC_ERROR;
+    png_structp png = self->png;
+    png_infop info = self->info;
+    int color_type = png_get_color_type(png, info);
+    // Every colour type and depth to RGBA16 in the machine's byte order: palette and low-bit
+    // grey expand, 8-bit samples widen (v * 257), tRNS becomes alpha, grey becomes RGB,
+    // opaque gets A=65535.
+    png_set_expand_16(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+    {
+        // PNG stores samples big-endian.
+        const uint16_t probe = 1;
+        if (*(const uint8_t *)&probe == 1) png_set_swap(png);
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) > stride) png_error(png, "row longer than the output stride");
+    png_uint_32 height = png_get_image_height(png, info);
+    self->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!self->rows) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < height; y++) self->rows[y] = (png_bytep)out + (size_t)y * stride;
+    png_read_image(png, self->rows);
+    return LC_OK;
+}
+
 const char *lc_png_message(const lc_png *self) { return self->message; }
 
 int lc_png_used_fast_path(const lc_png *self) { return self->used_fast_path; }
@@ -283,27 +310,41 @@ static void write_to_memory(png_structp png, png_bytep bytes, size_t length) {
 static void flush_memory(png_structp png) { (void)png; }
 
 static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                           int has_alpha, int grey, int level, const lc_cancel *cancel) {
+                           int has_alpha, int grey, int depth, int level, const lc_cancel *cancel) {
     if (setjmp(enc->jump)) return LC_ERROR;
     png_set_write_fn(enc->png, enc, write_to_memory, flush_memory);
     int color_type = grey ? (has_alpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY)
                           : (has_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB);
-    // Bytes per pixel in the file: the first channels of each RGBA pixel (grey keeps R, which
+    // Samples per pixel in the file: the first channels of each RGBA pixel (grey keeps R, which
     // equals G and B), then alpha.
     size_t colors = grey ? 1 : 3, channels = colors + (has_alpha ? 1 : 0);
-    png_set_IHDR(enc->png, enc->info, width, height, 8, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+    size_t sample_bytes = depth == 16 ? 2 : 1;
+    png_set_IHDR(enc->png, enc->info, width, height, depth, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(enc->png, level);
     png_write_info(enc->png, enc->info);
-    if (channels != 4) {
-        enc->row = malloc((size_t)width * channels);
+    // 16-bit rows always go through the staging row: PNG wants them big-endian.
+    if (channels != 4 || depth == 16) {
+        enc->row = malloc((size_t)width * channels * sample_bytes);
         if (!enc->row) png_error(enc->png, "out of memory");
     }
     for (uint32_t y = 0; y < height; y++) {
         // Each row is filtered and deflated as it is written: a check per row bounds the wait.
         if (lc_encode_cancelled(cancel, enc->message)) return LC_CANCELLED;
         const uint8_t *source = rgba + (size_t)y * stride;
-        if (channels == 4) {
+        if (depth == 16) {
+            const uint16_t *samples = (const uint16_t *)(const void *)source;
+            for (uint32_t x = 0; x < width; x++) {
+                uint8_t *pixel = enc->row + 2 * channels * (size_t)x;
+                const uint16_t *from = samples + 4 * (size_t)x;
+                for (size_t c = 0; c < channels; c++) {
+                    uint16_t value = from[c < colors ? c : 3];
+                    pixel[2 * c] = (uint8_t)(value >> 8);
+                    pixel[2 * c + 1] = (uint8_t)value;
+                }
+            }
+            png_write_row(enc->png, enc->row);
+        } else if (channels == 4) {
             png_write_row(enc->png, source);
         } else {
             for (uint32_t x = 0; x < width; x++) {
@@ -319,7 +360,7 @@ static int png_encode_into(lc_png_encoder *enc, const uint8_t *rgba, uint32_t wi
     return LC_OK;
 }
 
-int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
+int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey, int depth,
                   int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message) {
     lc_png_encoder *enc = lc_encoder_state(sizeof *enc, message);
     if (!enc) return LC_ERROR;
@@ -329,7 +370,7 @@ int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t s
     if (!enc->png || !enc->info) {
         snprintf(enc->message, sizeof enc->message, "out of memory");
     } else {
-        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, grey, compression_level, cancel);
+        status = png_encode_into(enc, rgba, width, height, stride, has_alpha, grey, depth == 16 ? 16 : 8, compression_level, cancel);
     }
     if (enc->png) png_destroy_write_struct(&enc->png, enc->info ? &enc->info : NULL);
     free(enc->row);

@@ -38,6 +38,8 @@ struct lc_tiff {
     char message[LC_MESSAGE_CAPACITY];
 };
 
+static int is_plain_rgb16(const lc_tiff *self);
+
 static int record_error(TIFF *tif, void *user_data, const char *module, const char *format, va_list arguments) {
     (void)tif;
     (void)module;
@@ -172,6 +174,7 @@ lc_tiff *lc_tiff_create(const uint8_t *data, size_t size, size_t max_allocation,
             if (extra_types[i] == EXTRASAMPLE_ASSOCALPHA || extra_types[i] == EXTRASAMPLE_UNASSALPHA) info->has_alpha = 1;
         }
     }
+    info->deep = is_plain_rgb16(self);
     uint32_t icc_size = 0;
     void *icc = NULL;
     if (!info->cmyk && lib->TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size > 0) {
@@ -179,6 +182,27 @@ lc_tiff *lc_tiff_create(const uint8_t *data, size_t size, size_t max_allocation,
         info->icc_size = icc_size;
     }
     return self;
+}
+
+/// Whether the image is 16-bit unsigned RGB or MinIsBlack grey, alone or with one unassociated
+/// alpha, in contiguous strips: rows lc_tiff_decode16 reads as they are (libtiff puts the
+/// samples in the machine's byte order).
+static int is_plain_rgb16(const lc_tiff *self) {
+    const lc_tiff_functions *lib = self->lib;
+    uint16_t bits = 0, samples = 0, planar = PLANARCONFIG_CONTIG, photometric = 0, format = SAMPLEFORMAT_UINT, extra_count = 0;
+    uint16_t *extra_types = NULL;
+    if (lib->TIFFIsTiled(self->tif) || !lib->TIFFGetField(self->tif, TIFFTAG_BITSPERSAMPLE, &bits) || bits != 16
+        || !lib->TIFFGetField(self->tif, TIFFTAG_SAMPLESPERPIXEL, &samples)
+        || !lib->TIFFGetField(self->tif, TIFFTAG_PHOTOMETRIC, &photometric)) return 0;
+    lib->TIFFGetField(self->tif, TIFFTAG_PLANARCONFIG, &planar);
+    lib->TIFFGetField(self->tif, TIFFTAG_SAMPLEFORMAT, &format);
+    if (planar != PLANARCONFIG_CONTIG || format != SAMPLEFORMAT_UINT) return 0;
+    int colors = photometric == PHOTOMETRIC_RGB ? 3 : photometric == PHOTOMETRIC_MINISBLACK ? 1 : 0;
+    if (!colors) return 0;
+    if (lib->TIFFGetField(self->tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra_types) && extra_count > 0) {
+        return extra_count == 1 && extra_types && extra_types[0] == EXTRASAMPLE_UNASSALPHA && samples == colors + 1;
+    }
+    return samples == colors;
 }
 
 /// Whether the image is 8-bit RGBA with unassociated alpha in contiguous strips: rows that are
@@ -259,6 +283,40 @@ int lc_tiff_decode(lc_tiff *self, uint8_t *out, size_t stride, uint32_t width, u
             }
         }
     }
+    return LC_OK;
+}
+
+int lc_tiff_decode16(lc_tiff *self, uint16_t *out, uint32_t width, uint32_t height, char *message) {
+    const lc_tiff_functions *lib = self->lib;
+    uint16_t samples = 0, photometric = 0;
+    if (!is_plain_rgb16(self) || !lib->TIFFGetField(self->tif, TIFFTAG_SAMPLESPERPIXEL, &samples)
+        || !lib->TIFFGetField(self->tif, TIFFTAG_PHOTOMETRIC, &photometric)
+        || lib->TIFFScanlineSize64(self->tif) != (uint64_t)width * samples * 2) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "not a 16-bit RGB or grey TIFF in strips");
+        return LC_ERROR;
+    }
+    uint16_t *row = malloc((size_t)width * samples * 2);
+    if (!row) {
+        snprintf(message, LC_MESSAGE_CAPACITY, "out of memory");
+        return LC_ERROR;
+    }
+    int grey = photometric == PHOTOMETRIC_MINISBLACK, colors = grey ? 1 : 3, alpha = samples > colors;
+    for (uint32_t y = 0; y < height; y++) {
+        if (lib->TIFFReadScanline(self->tif, row, y, 0) < 0) {
+            snprintf(message, LC_MESSAGE_CAPACITY, "%s", self->message[0] ? self->message : "invalid TIFF data");
+            free(row);
+            return LC_ERROR;
+        }
+        uint16_t *to = out + (size_t)y * width * 4;
+        for (uint32_t x = 0; x < width; x++) {
+            const uint16_t *from = row + (size_t)x * samples;
+            to[4 * x] = from[0];
+            to[4 * x + 1] = from[grey ? 0 : 1];
+            to[4 * x + 2] = from[grey ? 0 : 2];
+            to[4 * x + 3] = alpha ? from[colors] : 0xffff;
+        }
+    }
+    free(row);
     return LC_OK;
 }
 

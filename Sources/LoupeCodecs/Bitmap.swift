@@ -1,4 +1,4 @@
-/// A decoded raster: RGBA, 8 bits per channel, **straight (non-premultiplied) alpha**, rows
+/// A decoded raster: RGBA, 8 bits per channel (and 16 beside them: ``deepSamples``), **straight (non-premultiplied) alpha**, rows
 /// top to bottom at `bytesPerRow` bytes each.
 ///
 /// Straight alpha because every decoder here produces it (libpng, libwebp's `MODE_RGBA`,
@@ -17,6 +17,12 @@ public struct Bitmap: Sendable, Equatable {
     public let bytesPerRow: Int
     /// The pixel bytes, `bytesPerRow * height` of them.
     public private(set) var pixels: [UInt8]
+    /// The same pixels at 16 bits per channel (RGBA, tightly packed, `width * 4` samples a row),
+    /// when the image has them and a step asked to keep them (``DecodingOptions/keepsDeepSamples``);
+    /// `pixels` is then their rounding to 8 bits. Any bitmap made from `pixels` alone has none,
+    /// so a step without a 16-bit implementation gives an 8-bit result
+    /// (``init(width:height:deepSamples:)``).
+    public private(set) var deepSamples: [UInt16]?
 
     /// Wraps existing RGBA bytes, checking that the geometry fits them.
     public init(width: Int, height: Int, bytesPerRow: Int? = nil, pixels: [UInt8]) throws(ImageCodecError) {
@@ -31,6 +37,25 @@ public struct Bitmap: Sendable, Equatable {
         self.height = height
         self.bytesPerRow = stride
         self.pixels = pixels
+    }
+
+    /// Wraps 16-bit RGBA samples (straight alpha, tightly packed, `width * height * 4` of them),
+    /// keeping them as ``deepSamples`` and rounding them once to the 8-bit `pixels` every step
+    /// without a 16-bit implementation reads.
+    public init(width: Int, height: Int, deepSamples: [UInt16]) throws(ImageCodecError) {
+        guard width > 0, height > 0 else { throw .invalidDimensions(width: width, height: height) }
+        let (samples, overflow) = width.multipliedReportingOverflow(by: height * Bitmap.bytesPerPixel)
+        guard !overflow, height <= Int.max / Bitmap.bytesPerPixel, deepSamples.count == samples else {
+            throw .invalidBitmap("\(deepSamples.count) samples cannot hold \(width)x\(height) pixels at 16 bits per channel")
+        }
+        let bytes = [UInt8](unsafeUninitializedCapacity: samples) { buffer, count in
+            deepSamples.withUnsafeBufferPointer { deep in
+                for i in 0..<samples { buffer[i] = Bitmap.eightBit(deep[i]) }
+            }
+            count = samples
+        }
+        try self.init(width: width, height: height, pixels: bytes)
+        self.deepSamples = deepSamples
     }
 
     /// Allocates a tightly packed bitmap and lets `fill` write every byte (the buffer is not
@@ -50,6 +75,8 @@ public struct Bitmap: Sendable, Equatable {
     /// Lets `body` rewrite the pixel bytes in place (copying them first only if shared).
     mutating func withUnsafeMutablePixels(_ body: (UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) -> Void) {
         let stride = bytesPerRow
+        // Rewritten 8-bit pixels no longer match the deep ones.
+        deepSamples = nil
         pixels.withUnsafeMutableBytes { body($0, stride) }
     }
 

@@ -12,6 +12,9 @@ protocol ColorConverting: Sendable {
 protocol PixelConversion: AnyObject, Sendable {
     /// Converts `height` rows of `width` pixels, `bytesPerRow` apart, in place.
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int)
+    /// Converts tightly packed RGBA16 samples in place; false, leaving them untouched, when
+    /// this conversion has no 16-bit form.
+    func applyDeep(to samples: UnsafeMutableBufferPointer<UInt16>) -> Bool
 }
 
 /// Why a colour profile was ignored; becomes the decoded image's warning, never a failure.

@@ -39,6 +39,19 @@ struct ColorPlan: Sendable {
         }
     }
 
+    /// Whether this plan changes the decoded pixels, now or after a resize: a decode that keeps
+    /// 16-bit samples keeps them only where it does not, the conversions being 8-bit.
+    var changesPixels: Bool { conversion != nil || cmykFallback != nil || pending != nil }
+
+    /// Converts tightly packed RGBA16 samples in place; true when they are final (nothing to
+    /// convert, or converted), false when this plan has no 16-bit form (a profile, CMYK, a
+    /// conversion left until after a resize): the caller converts their 8-bit rounding instead.
+    func applyDeep(to samples: inout [UInt16]) -> Bool {
+        guard changesPixels else { return true }
+        guard let conversion, cmykFallback == nil else { return false }
+        return samples.withUnsafeMutableBufferPointer { conversion.applyDeep(to: $0) }
+    }
+
     /// Converts the decoded buffer in place (nothing when the conversion is left to the caller).
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
         if let conversion {

@@ -21,6 +21,10 @@ public struct DecodingOptions: Sendable, Equatable {
     /// How 16-bit samples become 8-bit ones: rounded (the default), or their high byte as
     /// Pillow does, for colours that must equal Python `colorthief`'s.
     public var sixteenBitReduction: SixteenBitReduction
+    /// Whether a 16-bit PNG or TIFF keeps its 16-bit samples beside the 8-bit ones
+    /// (``Bitmap/deepSamples``), for a result written at 16 bits; off by default, since they
+    /// take twice the memory of the 8-bit pixels again. Their 8-bit pixels are then rounded.
+    public var keepsDeepSamples = false
     /// The smallest share of the source's size the caller needs on both sides (0 < scale ≤ 1):
     /// JPEG decodes at the smallest N/8 scale not below it (and not below what `maxPixelSize`
     /// asks), a still WebP at that share exactly (rounded up), for a caller that scales the

@@ -65,6 +65,11 @@ public struct ImageEncoder: Sendable {
     /// The other formats have no grey mode here.
     public var keepsGrey = false
 
+    /// Whether PNG writes a bitmap's 16-bit samples (``Bitmap/deepSamples``) as a 16-bit file
+    /// (RGB16, RGBA16, or grey at 16 bits with ``keepsGrey``); off, or for a bitmap without
+    /// them, every format writes 8 bits. The other formats always write 8 bits here.
+    public var keepsDeepSamples = false
+
     /// Creates an encoder that embeds no profile.
     public init() {
         self.embedsSRGBProfile = false
@@ -72,9 +77,10 @@ public struct ImageEncoder: Sendable {
 
     /// Creates an encoder that embeds the sRGB profile or not, and (`keepsGrey`) writes a grey
     /// bitmap as grey where its format can.
-    public init(embedsSRGBProfile: Bool, keepsGrey: Bool = false) {
+    public init(embedsSRGBProfile: Bool, keepsGrey: Bool = false, keepsDeepSamples: Bool = false) {
         self.embedsSRGBProfile = embedsSRGBProfile
         self.keepsGrey = keepsGrey
+        self.keepsDeepSamples = keepsDeepSamples
     }
 
     /// Encodes `bitmap` as `format`. Throws `ImageCodecError.invalidBitmap` for an impossible
@@ -100,7 +106,11 @@ public struct ImageEncoder: Sendable {
         var size = 0
         let width = UInt32(bitmap.width), height = UInt32(bitmap.height), stride = bitmap.bytesPerRow
         // Not with the sRGB profile, an RGB profile that a grey image may not carry.
+        // The 16-bit samples, where they are written: their own grey and alpha checks, since
+        // 8-bit pixels can be grey or opaque where the deep ones are not.
+        let deep = format == .png && keepsDeepSamples ? bitmap.deepSamples : nil
         let grey: Int32 = switch format {
+        case .png where deep != nil: keepsGrey && profile == nil && bitmap.isDeepGrey ? 1 : 0
         case .jpeg, .png, .tiff: keepsGrey && profile == nil && bitmap.isGrey ? 1 : 0
         default: 0
         }
@@ -113,7 +123,13 @@ public struct ImageEncoder: Sendable {
                     return lc_jpeg_encode(base, width, height, stride, Int32(quality), progressive ? 1 : 0, grey, cancel, &output, &size, text)
                 case .png:
                     // Level 6 is zlib's default: nearly the size of 9 at a fraction of the time.
-                    return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, grey, 6, cancel, &output, &size, text)
+                    guard let deep else {
+                        return lc_png_encode(base, width, height, stride, bitmap.hasTransparency ? 1 : 0, grey, 8, 6, cancel, &output, &size, text)
+                    }
+                    return deep.withUnsafeBytes { samples in
+                        lc_png_encode(samples.baseAddress?.assumingMemoryBound(to: UInt8.self), width, height, bitmap.width * 8,
+                                      bitmap.hasDeepTransparency ? 1 : 0, grey, 16, 6, cancel, &output, &size, text)
+                    }
                 case let .webp(quality):
                     guard (0...100).contains(quality) else { throw ImageCodecError.invalidBitmap("WebP quality \(quality) is outside 0...100") }
                     return lc_webp_encode(base, width, height, stride, 0, Float(quality), cancel, &output, &size, text)

@@ -18,6 +18,9 @@ public struct ImageMetadata: Sendable, Equatable {
     /// JPEG, a MinIsBlack or MinIsWhite TIFF, a grey JPEG XL. Decoded to RGBA like any other;
     /// a result made from it can be written grey again (``ImageEncoder/keepsGrey``).
     public var isGrey: Bool
+    /// Whether the file stores 16-bit samples a decode can keep (``DecodingOptions/keepsDeepSamples``):
+    /// a 16-bit PNG or TIFF.
+    public var hasDeepSamples = false
 
     /// Creates metadata; decoders fill it from the file header.
     public init(format: ImageFormat, width: Int, height: Int, orientation: ExifOrientation = .up,

@@ -101,7 +101,7 @@ final class LCMSColorEngine: ColorConverting {
 /// One lcms2 transform to sRGB.
 // @unchecked Sendable: `handle` is immutable after init and freed only in deinit, and the
 // transform is built with cmsFLAGS_NOCACHE (color.c), which leaves cmsDoTransform without any
-// per-transform mutable state; the matrix/TRC tables (color.c) are filled before the handle is
+// per-transform mutable state (its 16-bit twin too); the matrix/TRC tables (color.c) are filled before the handle is
 // returned and only read afterwards. So concurrent `apply` calls are safe.
 final class LCMSConversion: PixelConversion, @unchecked Sendable {
     private let handle: OpaquePointer
@@ -117,5 +117,10 @@ final class LCMSConversion: PixelConversion, @unchecked Sendable {
     func apply(to pixels: UnsafeMutableRawBufferPointer, bytesPerRow: Int, width: Int, height: Int) {
         guard let base = pixels.baseAddress, pixels.count >= bytesPerRow * height else { return }
         lc_color_transform_apply(handle, base.assumingMemoryBound(to: UInt8.self), bytesPerRow, UInt32(width), UInt32(height))
+    }
+
+    func applyDeep(to samples: UnsafeMutableBufferPointer<UInt16>) -> Bool {
+        guard let base = samples.baseAddress else { return false }
+        return lc_color_transform_apply16(handle, base, samples.count / 4) != 0
     }
 }

@@ -2,7 +2,8 @@ import CLoupeCodecs
 import Foundation
 
 /// Decodes PNG with libpng: every colour type and bit depth (16-bit scaled to 8 with
-/// rounding, or cut to the high byte as Pillow does: `DecodingOptions.sixteenBitReduction`), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
+/// rounding, or cut to the high byte as Pillow does: `DecodingOptions.sixteenBitReduction`;
+/// or kept beside the rounded pixels when asked: `DecodingOptions.keepsDeepSamples`), palettes with tRNS, grey+alpha, Adam7 interlacing. PNG has no cheap reduced
 /// decode, so `maxPixelSize` is ignored. Chunks after the image data are not read: a file whose
 /// pixels are complete decodes even if IEND is missing. APNG animation is not supported by
 /// Debian's libpng; such files decode as their default image.
@@ -11,7 +12,7 @@ public struct PNGDecoder: SingleFormatDecoding {
     public init() {}
 
     public func metadata(of data: Data) throws -> ImageMetadata {
-        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _ in metadata } }
+        try data.withUnsafeBytes { raw in try withHeader(raw) { _, metadata, _, _ in metadata } }
     }
 
     public func decode(_ data: Data, options: DecodingOptions) throws -> DecodedImage {
@@ -35,9 +36,13 @@ public struct PNGDecoder: SingleFormatDecoding {
                 fastPathRawLimit: Int = PNGDecoder.fastPathRawLimit,
                 afterHeader: HeaderDecision = { _, _ in }) throws -> (image: DecodedImage, usedFastPath: Bool) {
         try data.withUnsafeBytes { raw in
-            try withHeader(raw) { png, metadata, colors in
+            try withHeader(raw) { png, metadata, colors, deep in
                 let options = try options.decided(for: metadata, by: afterHeader)
                 let plan = ColorPlan(source: colors.source, pixels: colors.pixels, management: options.colorManagement)
+                if options.keepsDeepSamples, deep {
+                    let image = try Self.deepImage(png, metadata, plan: plan)
+                    return (options.oriented(image), false)
+                }
                 let bitmap = try Bitmap(width: metadata.width, height: metadata.height) { out, stride in
                     guard let base = out.baseAddress,
                           lc_png_decode(png, base.assumingMemoryBound(to: UInt8.self), stride,
@@ -51,8 +56,31 @@ public struct PNGDecoder: SingleFormatDecoding {
         }
     }
 
+    /// The image at 16 bits per channel (``Bitmap/deepSamples``), through libpng, its colours
+    /// converted at 16 bits where `plan` can (PNG's gamma and chromaticities); where it cannot
+    /// (a profile), their 8-bit rounding is converted and the image has 8 bits. The header's size
+    /// was checked against the limits, and the caller's budget counted these samples.
+    private static func deepImage(_ png: OpaquePointer, _ metadata: ImageMetadata, plan: ColorPlan) throws -> DecodedImage {
+        let count = metadata.width * metadata.height * Bitmap.bytesPerPixel
+        var failed = false
+        var samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // UInt16 is trivial: samples left unwritten by a failed decode need no cleanup.
+            failed = lc_png_decode16(png, buffer.baseAddress, metadata.width * Bitmap.bytesPerPixel * 2) != LC_OK
+            initialized = failed ? 0 : count
+        }
+        if failed { throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png))) }
+        let converted = plan.applyDeep(to: &samples)
+        var bitmap = try Bitmap(width: metadata.width, height: metadata.height, deepSamples: samples)
+        if !converted {
+            // Rewriting the 8-bit pixels drops the 16-bit ones.
+            bitmap.withUnsafeMutablePixels { plan.apply(to: $0, bytesPerRow: $1, width: metadata.width, height: metadata.height) }
+        }
+        return DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning,
+                            pendingColorConversion: converted ? nil : plan.pending)
+    }
+
     private func withHeader<T>(_ raw: UnsafeRawBufferPointer,
-                               _ body: (OpaquePointer, ImageMetadata, (source: ColorSource?, pixels: SourcePixels)) throws -> T) throws -> T {
+                               _ body: (OpaquePointer, ImageMetadata, (source: ColorSource?, pixels: SourcePixels), _ deep: Bool) throws -> T) throws -> T {
         guard let base = raw.baseAddress, raw.count > 0 else { throw ImageCodecError.corrupt(.png, message: "empty data") }
         guard let png = lc_png_create(base.assumingMemoryBound(to: UInt8.self), raw.count) else {
             throw ImageCodecError.corrupt(.png, message: "could not create a libpng decoder")
@@ -62,10 +90,11 @@ public struct PNGDecoder: SingleFormatDecoding {
         guard lc_png_read_header(png, &header) == LC_OK else {
             throw ImageCodecError.corrupt(.png, message: CMessage.string(lc_png_message(png)))
         }
-        let metadata = ImageMetadata(format: .png, width: Int(header.width), height: Int(header.height),
+        var metadata = ImageMetadata(format: .png, width: Int(header.width), height: Int(header.height),
                                      orientation: ExifOrientation(exif: UnsafeRawBufferPointer(start: header.exif, count: header.exif_size)),
                                      isProgressive: header.interlaced != 0, isGrey: header.color_type == 0 || header.color_type == 4)
-        return try body(png, metadata, PNGDecoder.colors(of: header))
+        metadata.hasDeepSamples = header.bit_depth == 16
+        return try body(png, metadata, PNGDecoder.colors(of: header), metadata.hasDeepSamples)
     }
 
     /// The colour information of a PNG, in PNG's order of precedence: iCCP, then sRGB, then

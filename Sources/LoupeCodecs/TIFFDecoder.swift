@@ -3,7 +3,8 @@ import Foundation
 
 /// Decodes TIFF with libtiff: every layout libtiff's RGBA reader knows (grey, palette, RGB,
 /// YCbCr, CMYK, 1 to 16 bits, strips or tiles, any of its compressions), alpha, the ICC
-/// profile. A multi-page file decodes its first page, as imgproxy does. The Orientation tag is
+/// profile; a 16-bit RGB or grey image in strips keeps its 16-bit samples when asked
+/// (``DecodingOptions/keepsDeepSamples``). A multi-page file decodes its first page, as imgproxy does. The Orientation tag is
 /// reported, not applied by libtiff, so `appliesOrientation` treats it like EXIF's.
 public struct TIFFDecoder: SingleFormatDecoding {
     /// Creates a decoder; it holds no state.
@@ -22,11 +23,31 @@ public struct TIFFDecoder: SingleFormatDecoding {
                 let source = info.icc.map { ColorSource.iccProfile(Data(bytes: $0, count: info.icc_size)) }
                 let plan = ColorPlan(source: source, pixels: info.grey != 0 ? .grey : .rgba, management: options.colorManagement)
                 let width = metadata.width, height = metadata.height
+                if options.keepsDeepSamples, metadata.hasDeepSamples, !plan.changesPixels {
+                    let samples = try Self.deepSamples(tiff, width: width, height: height)
+                    let bitmap = try Bitmap(width: width, height: height, deepSamples: samples)
+                    return options.oriented(DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: plan.warning))
+                }
                 return try options.oriented(plan.decodeStill(metadata, width: width, height: height, format: .tiff) { out, stride, message in
                     lc_tiff_decode(tiff, out, stride, UInt32(width), UInt32(height), message)
                 })
             }
         }
+    }
+
+    /// The image's RGBA16 samples (``Bitmap/deepSamples``); the header's size was checked
+    /// against the limits and the caller's budget counted them.
+    private static func deepSamples(_ tiff: OpaquePointer, width: Int, height: Int) throws -> [UInt16] {
+        let count = width * height * Bitmap.bytesPerPixel
+        var message = CMessage()
+        var failed = false
+        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // UInt16 is trivial: samples left unwritten by a failed decode need no cleanup.
+            failed = message.withPointer { lc_tiff_decode16(tiff, buffer.baseAddress, UInt32(width), UInt32(height), $0) } != LC_OK
+            initialized = failed ? 0 : count
+        }
+        if failed { throw ImageCodecError.corrupt(.tiff, message: message.text) }
+        return samples
     }
 
     private func withHeader<T>(_ raw: UnsafeRawBufferPointer, limits: DecodingLimits,
@@ -44,8 +65,9 @@ public struct TIFFDecoder: SingleFormatDecoding {
         }
         guard let tiff = created else { throw ImageCodecError.corrupt(.tiff, message: message.text) }
         defer { lc_tiff_destroy(tiff) }
-        let metadata = ImageMetadata(format: .tiff, width: Int(info.width), height: Int(info.height),
+        var metadata = ImageMetadata(format: .tiff, width: Int(info.width), height: Int(info.height),
                                      orientation: ExifOrientation(rawValue: Int(info.orientation)) ?? .up, isGrey: info.grey != 0)
+        metadata.hasDeepSamples = info.deep != 0
         return try body(tiff, metadata, info)
     }
 }

@@ -32,6 +32,9 @@ extension ImageProcessors {
             guard right > left, bottom > top else { throw .cropOutsideImage(x: x, y: y, width: width, height: height) }
             if left == 0, top == 0, right == bitmap.width, bottom == bitmap.height { return bitmap }
             let outWidth = right - left, outHeight = bottom - top
+            if let deep = bitmap.deepSamples {
+                return try DeepPixelSteps.crop(bitmap, samples: deep, left: left, top: top, width: outWidth, height: outHeight)
+            }
             return try Bitmap.make(width: outWidth, height: outHeight) { out in
                 bitmap.pixels.withUnsafeBufferPointer { source in
                     for row in 0..<outHeight {

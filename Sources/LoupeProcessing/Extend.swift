@@ -44,6 +44,10 @@ extension ImageProcessors {
             let bottom = min(height, y > height - bitmap.height ? height : y + bitmap.height)
             let fill = [self.fill.red, self.fill.green, self.fill.blue, self.fill.alpha]
             let canvasWidth = width
+            if let deep = bitmap.deepSamples {
+                return try DeepPixelSteps.extend(bitmap, samples: deep, width: width, height: height, x: x, y: y,
+                                                 overlap: (left, top, right, bottom), fill: fill)
+            }
             return try Bitmap.make(width: width, height: height) { out in
                 for i in 0..<(canvasWidth * height) {
                     out[i * 4] = fill[0]

@@ -15,7 +15,8 @@ extension ImageProcessors {
         public var identifier: String { "loupe.flatten(\(background.hex))" }
 
         public func process(_ bitmap: Bitmap) throws(ProcessingError) -> Bitmap {
-            guard bitmap.hasTransparency else { return bitmap }
+            guard bitmap.hasDeepTransparency else { return bitmap }
+            if let deep = bitmap.deepSamples { return try DeepPixelSteps.flatten(bitmap, samples: deep, background: background) }
             let width = bitmap.width
             let back = (Int(background.red), Int(background.green), Int(background.blue))
             return try Bitmap.make(width: width, height: bitmap.height) { out in

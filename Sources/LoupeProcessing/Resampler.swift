@@ -19,6 +19,10 @@ struct Resampler {
     let reducingGap: Double
 
     func resample(_ bitmap: Bitmap, region: Region, width outWidth: Int, height outHeight: Int) throws(ProcessingError) -> Bitmap {
+        if let deep = bitmap.deepSamples {
+            return try DeepResampler(filter: filter).resample(deep, width: bitmap.width, height: bitmap.height, region: region,
+                                                              outputWidth: outWidth, outputHeight: outHeight)
+        }
         // Box factors: shrink by whole numbers while at least `reducingGap` is left for the
         // windowed filter.
         let factorX = max(1, Int(region.width / Double(outWidth) / reducingGap))
@@ -152,7 +156,7 @@ struct Resampler {
 /// Precomputed filter taps along one axis (Pillow's formulation: output pixel i centred at
 /// `start + (i + 0.5) * scale` in input pixels, kernel widened by the scale when shrinking,
 /// clipped to the image and renormalized).
-private struct Kernel {
+struct Kernel {
     var starts: [Int]
     var counts: [Int]
     /// `maxTaps` weights per output pixel.

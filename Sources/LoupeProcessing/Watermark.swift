@@ -128,6 +128,9 @@ extension ImageProcessors {
             let placement = WatermarkLayout.placement(imageWidth: bitmap.width, imageHeight: bitmap.height, markWidth: scaled.width,
                                                       markHeight: scaled.height, position: position, xOffset: xOffset,
                                                       yOffset: yOffset, dpr: dpr)
+            if let deep = bitmap.deepSamples {
+                return try DeepPixelSteps.watermark(bitmap, samples: deep, mark: scaled, placement: placement, opacity: Double(alpha) / 255)
+            }
             let width = bitmap.width, height = bitmap.height
             // Checked once per row the mark is drawn on (the copy under it is a memory move).
             let cancellation = WorkCancellation.current

@@ -8,8 +8,8 @@ import Testing
 /// imgproxy keeps a source's colour space (its processing/colorspace_test.go): a grey source's
 /// result is grey in PNG, JPEG and TIFF, with alpha where the source has it, unless processing
 /// adds colour (a coloured watermark, a background that is not grey); a colour source's stays
-/// colour. Loupe's results have 8 bits per channel: a 16-bit source gives what imgproxy gives
-/// without `preserve_hdr` (8-bit grey or RGB). Sources from the corpus (PngSuite, Go's and
+/// colour. Without `preserve_hdr`, a 16-bit source gives 8-bit grey or RGB, as imgproxy's;
+/// with it, 16 bits in PNG (`SixteenBitResultTests`). Sources from the corpus (PngSuite, Go's and
 /// x/image's test files: Scripts/fetch-corpus.sh); each result's colour type and depth read
 /// from its header.
 @Suite struct GreyResultTests {
@@ -61,9 +61,11 @@ import Testing
                 #expect(try Self.isGrey(try await Self.image(server, fill, url(source), .jpeg)), "\(source)")
                 #expect(try Self.isGrey(try await Self.image(server, fill, url(source), .tiff)), "\(source)")
             }
-            // The 16-bit sources with preserve_hdr: 8 bits all the same (Loupe decodes to 8).
-            #expect(Self.pngHeader(try await Self.image(server, fill + "/ph:1", url("/grey16.png"), .png)) == [8, 0])
-            #expect(Self.pngHeader(try await Self.image(server, fill + "/ph:1", url("/rgb16.png"), .png)) == [8, 2])
+            // The 16-bit sources with preserve_hdr: 16 bits, grey staying grey (16-bpp-grayscale-png-grey16,
+            // 16-bpp-png-rgb16, 16-bpp-grayscale-tiff-grey16); the PNGs' gAMA 1.0 converted at 16 bits.
+            #expect(Self.pngHeader(try await Self.image(server, fill + "/ph:1", url("/grey16.png"), .png)) == [16, 0])
+            #expect(Self.pngHeader(try await Self.image(server, fill + "/ph:1", url("/rgb16.png"), .png)) == [16, 2])
+            #expect(Self.pngHeader(try await Self.image(server, fill + "/ph:1", url("/grey16.tiff"), .png)) == [16, 0])
             // Colour sources stay colour: 8-bpp-png-srgb, 16-bpp-png-srgb.
             for source in ["/rgb8.png", "/rgb16.png"] {
                 #expect(Self.pngHeader(try await Self.image(server, fill, url(source), .png)) == [8, 2], "\(source)")

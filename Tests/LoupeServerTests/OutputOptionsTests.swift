@@ -184,29 +184,6 @@ import Testing
     /// default there). Results here never carry metadata and are always converted to sRGB
     /// without a profile: the settings that ask for exactly that are accepted, the ones that
     /// would keep something are refused by name rather than ignored.
-    /// imgproxy's `preserve_hdr`/`ph` keeps more than 8 bits per channel where it can; Loupe
-    /// decodes every source to 8, so `ph` is taken and a 16-bit PNG's result is the same 8-bit
-    /// PNG with or without it; an argument that is not a boolean is a 400 naming it.
-    @Test func preserveHDRIsAcceptedAndResultsStayEightBit() async throws {
-        let deep = try Corpus.data("go-png/pngsuite/basn2c16.png")
-        #expect(deep[24] == 16, "the source has 16 bits per channel")
-        try await OriginServer.run(handler: { _ in .ok(deep) }) { origin in
-            let source = origin.url("/deep.png").absoluteString
-            try await RunningServer.with(testSettings()) { server in
-                let plain = try await server.request(insecurePath("w:20", source, extension: "png"))
-                #expect(plain.status == 200 && plain.body[24] == 8)
-                for options in ["w:20/ph:1", "w:20/preserve_hdr:true", "w:20/ph:0"] {
-                    let answer = try await server.request(insecurePath(options, source, extension: "png"))
-                    #expect(answer.status == 200, "\(options)")
-                    #expect(answer.body == plain.body, "\(options)")
-                }
-                let bad = try await server.request(insecurePath("ph:maybe", source))
-                #expect(bad.status == 400)
-                #expect((bad.json["message"] as? String)?.contains("'maybe' in 'ph'") == true, "\(bad.json)")
-            }
-        }
-    }
-
     @Test func metadataOptionsAcceptWhatResultsAreAndRefuseTheRest() async throws {
         try await Self.origin { origin in
             let photo = origin.url("/photo.jpg").absoluteString

@@ -115,6 +115,10 @@ int lc_png_read_header(lc_png *png, lc_png_header *header);
 /// libpng holds one. Anything else, and any file that path finds fault with, goes through
 /// libpng. 0 forces libpng (for the tests that compare the two).
 int lc_png_decode(lc_png *png, uint8_t *out, size_t stride, int high_byte, size_t fast_path_raw_limit);
+/// Decodes the whole image (any colour type or depth, interlaced or not) into RGBA16 in the
+/// machine's byte order (8-bit and lower samples widened to 16 bits), through libpng alone;
+/// `stride` is in bytes.
+int lc_png_decode16(lc_png *png, uint16_t *out, size_t stride);
 /// 1 when lc_png_decode used the fast path.
 int lc_png_used_fast_path(const lc_png *png);
 /// The largest single allocation libpng made for this decoder (for the tests of its cap).
@@ -123,8 +127,10 @@ const char *lc_png_message(const lc_png *png);
 void lc_png_destroy(lc_png *png);
 
 /// Encodes RGBA to PNG (`has_alpha` 0 writes RGB; `grey` non-zero writes grey, or grey with
-/// alpha, from each pixel's R, for pixels whose R = G = B). `*out` is freed with lc_free.
-int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey,
+/// alpha, from each pixel's R, for pixels whose R = G = B). `depth` 16 reads `rgba` as 16-bit
+/// samples in the machine's byte order (`stride` still in bytes) and writes a 16-bit PNG; else
+/// 8-bit. `*out` is freed with lc_free.
+int lc_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride, int has_alpha, int grey, int depth,
                   int compression_level, const lc_cancel *cancel, uint8_t **out, size_t *out_size, char *message);
 
 // MARK: - WebP (libwebp, libwebpdemux)
@@ -354,6 +360,9 @@ typedef struct {
     /// The first image's ICC profile (not reported for CMYK), or NULL; valid until destroy.
     const uint8_t *icc;
     size_t icc_size;
+    /// 1 when lc_tiff_decode16 reads the image: 16-bit unsigned RGB or MinIsBlack grey, alone
+    /// or with an unassociated alpha, in contiguous strips.
+    int deep;
 } lc_tiff_info;
 
 /// Reads the first image's header; allocates no pixel memory. No single allocation libtiff
@@ -362,6 +371,9 @@ lc_tiff *lc_tiff_create(const uint8_t *data, size_t size, size_t max_allocation,
 /// Decodes the first image as straight RGBA8 into a tightly packed `out` (stride = width * 4),
 /// rows as stored (the orientation not applied).
 int lc_tiff_decode(lc_tiff *tiff, uint8_t *out, size_t stride, uint32_t width, uint32_t height, char *message);
+/// Decodes the first image as straight RGBA16 in the machine's byte order into a tightly packed
+/// `out` (width * 4 samples a row), rows as stored; only for an image `info.deep` says it reads.
+int lc_tiff_decode16(lc_tiff *tiff, uint16_t *out, uint32_t width, uint32_t height, char *message);
 void lc_tiff_destroy(lc_tiff *tiff);
 /// Encodes RGBA (`has_alpha` 0 writes RGB; `grey` non-zero writes MinIsBlack grey, or grey
 /// with alpha, from each pixel's R, for pixels whose R = G = B) as an 8-bit Deflate-compressed
@@ -426,6 +438,9 @@ lc_color_transform *lc_color_transform_create(const uint8_t *icc, size_t size, i
 lc_color_transform *lc_color_transform_create_rgb(double gamma, const double *chromaticities, int transfer, char *message);
 /// Converts `height` rows of `width` pixels in place.
 void lc_color_transform_apply(const lc_color_transform *transform, uint8_t *pixels, size_t stride, uint32_t width, uint32_t height);
+/// Converts `count` RGBA16 pixels (the machine's byte order) in place, alpha kept; 1 when it
+/// did, 0 when the transform has no 16-bit form (only lc_color_transform_create_rgb's have one).
+int lc_color_transform_apply16(const lc_color_transform *transform, uint16_t *pixels, size_t count);
 void lc_color_transform_destroy(lc_color_transform *transform);
 /// 1 when the transform runs its own matrix/TRC loop (checked against lcms2's bytes when it
 /// was built) rather than lcms2's cmsDoTransform.

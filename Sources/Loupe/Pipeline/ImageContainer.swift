@@ -28,9 +28,9 @@ public struct ImageContainer: Sendable, Equatable {
         self.dataCount = dataCount
     }
 
-    /// What the image costs in the memory cache: the bytes of its pixels.
+    /// What the image costs in the memory cache: the bytes of its pixels (16-bit samples too).
     var cost: Int {
-        laterFrames.reduce(bitmap.bytesPerRow * bitmap.height) { $0 + $1.bitmap.bytesPerRow * $1.bitmap.height }
+        laterFrames.reduce(bitmap.byteCount) { $0 + $1.bitmap.byteCount }
     }
 
     /// Every frame in display order, ``bitmap`` first.

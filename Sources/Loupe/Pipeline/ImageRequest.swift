@@ -58,6 +58,13 @@ public struct ImageRequest: Sendable {
         get { storage.decoding.usesEmbeddedThumbnail }
         set { update { $0.decoding.usesEmbeddedThumbnail = newValue } }
     }
+    /// Whether a 16-bit PNG or TIFF is decoded with its 16-bit samples kept
+    /// (`Bitmap.deepSamples`), for a result written at 16 bits (`ImageEncoder.keepsDeepSamples`):
+    /// `false`, the default, decodes every source to 8 bits per channel. Part of the cache keys.
+    public var keepsDeepSamples: Bool {
+        get { storage.decoding.keepsDeepSamples }
+        set { update { $0.decoding.keepsDeepSamples = newValue } }
+    }
     /// Applied in order to the decoded image; their identifiers are part of the cache keys.
     public var processors: [any ImageProcessing] {
         get { storage.processors }

@@ -118,7 +118,7 @@ package final class DecodeStage: Sendable {
                     }
                     reservation = budget.map {
                         $0.reserveNow(DecodeStage.decodedBytes(of: metadata, thumbnail: thumbnail, maximumFrames: maximumFrames,
-                                                               minimumScale: options.minimumScale))
+                                                               minimumScale: options.minimumScale, keepsDeepSamples: options.keepsDeepSamples))
                     }
                 }
                 return Decoded(value: container, duration: .zero, reservation: reservation, sourcePlan: sourcePlan)
@@ -153,8 +153,11 @@ package final class DecodeStage: Sendable {
 
     /// The bytes of pixels decoding an image with this header allocates: at the reduced scale
     /// JPEG decodes a thumbnail or a scaled source at (N/8), else in full, times the frames kept
-    /// of an animation. 0 for data whose header does not read (the decode fails at once).
-    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil) -> Int {
+    /// of an animation; three times that for 16-bit samples kept beside the 8-bit pixels
+    /// (`keepsDeepSamples` and a source that has them). 0 for data whose header does not read
+    /// (the decode fails at once).
+    static func decodedBytes(of metadata: ImageMetadata?, thumbnail: Int?, maximumFrames: Int = 1, minimumScale: Double? = nil,
+                             keepsDeepSamples: Bool = false) -> Int {
         guard let metadata else { return 0 }
         var (width, height) = (max(0, metadata.width), max(0, metadata.height))
         if metadata.format == .jpeg {
@@ -164,7 +167,9 @@ package final class DecodeStage: Sendable {
         let frames = max(1, min(metadata.frameCount, maximumFrames))
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         let (total, overflowFrames) = pixels.multipliedReportingOverflow(by: frames)
-        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 8) * 4
+        // 8 bytes a pixel for the 16-bit samples, 4 for their 8-bit rounding.
+        let bytesPerPixel = keepsDeepSamples && metadata.hasDeepSamples ? 12 : 4
+        return overflow || overflowFrames ? Int.max / 8 : min(total, Int.max / 16) * bytesPerPixel
     }
 
     /// The decode stage's CPU work, synchronous: decode (downscaled by the codec where it can,
@@ -182,6 +187,7 @@ package final class DecodeStage: Sendable {
                                       limits: limits, colorManagement: thumbnail == nil ? .convertToSRGB : .convertToSRGBAfterResizing)
         if maximumFrames > 1 { options.maximumFrames = maximumFrames }
         options.usesEmbeddedThumbnail = decoding.usesEmbeddedThumbnail
+        options.keepsDeepSamples = decoding.keepsDeepSamples
         var image: DecodedImage
         do {
             // Kept as stored, the pixels are upright as they are: every later step (the first

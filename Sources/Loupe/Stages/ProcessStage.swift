@@ -83,7 +83,7 @@ final class ProcessStage: Sendable {
                 } catch {
                     throw ImagePipelineError.processingFailed(processor: processor.identifier, error)
                 }
-                return (bitmap, laterFrames, budget.map { $0.reserveNow(bitmap.pixels.count * (laterFrames.count + 1)) })
+                return (bitmap, laterFrames, budget.map { $0.reserveNow(bitmap.byteCount * (laterFrames.count + 1)) })
             }
             context.recorder.record(.processorRuns)
             context.logger.debug("processed", metadata: [
@@ -105,7 +105,7 @@ final class ProcessStage: Sendable {
     /// that does not).
     static func workingBytes(of processor: any ImageProcessing, input: Bitmap, frames: Int) -> Int {
         let estimate = (processor as? any CostEstimating)?.estimatedCost(width: input.width, height: input.height).bytes
-        let bytes = (estimate ?? Double(input.pixels.count)) * Double(max(1, frames))
+        let bytes = (estimate ?? Double(input.byteCount)) * Double(max(1, frames))
         return bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2
     }
 }

@@ -11,13 +11,16 @@ extension ImagePipeline {
         package var appliesOrientation = true
         /// The file's embedded thumbnail decoded as the image (``ImageRequest/usesEmbeddedThumbnail``).
         package var usesEmbeddedThumbnail = false
+        /// 16-bit samples kept by the decode (``ImageRequest/keepsDeepSamples``).
+        package var keepsDeepSamples = false
 
         package init() {}
 
         /// The parts of the processed image's disk key: none for the defaults, so every
         /// request that makes no choice keeps the key it had before choices existed.
         var keyParts: [String] {
-            (appliesOrientation ? [] : ["loupe.stored-orientation"]) + (usesEmbeddedThumbnail ? ["loupe.embedded-thumbnail"] : [])
+            (appliesOrientation ? [] : ["loupe.stored-orientation"]) + (keepsDeepSamples ? ["loupe.deep-samples"] : [])
+                + (usesEmbeddedThumbnail ? ["loupe.embedded-thumbnail"] : [])
         }
     }
 

@@ -87,14 +87,14 @@ extension ImgproxyOption {
                 throw .badOption("strip_color_profile:false is not supported: results are always converted to sRGB and carry no profile")
             }
         },
-        ImgproxyOption(["preserve_hdr", "ph"], arguments: 1...1, documentation: .init(
+        ImgproxyOption(["preserve_hdr", "ph"], arguments: 1...1, fields: [OptionField(\.preserveHDR, key: "ph")], documentation: .init(
             meaning: "keep more than 8 bits per channel when the source has them and the result's format can hold them; off by default",
-            loupe: "accepted", differences: "results have 8 bits per channel whatever it says: every source is decoded to 8 bits per "
-                + "channel, so a 16-bit PNG or TIFF gives an 8-bit result (RGB, or grey for a grey source), as imgproxy's without `ph` "
-                + "(`OutputOptionsTests.preserveHDRIsAcceptedAndResultsStayEightBit`, `GreyResultTests`)")
-        ) { arguments, _ throws(ServiceError) in
-            // Every source is decoded to 8 bits per channel, so there is no deeper result to keep.
-            _ = try arguments.boolean(arguments[0])
+            loupe: "yes; without the option, `--preserve-hdr` (`IMGPROXY_PRESERVE_HDR`) decides",
+            differences: "a 16-bit PNG or TIFF (RGB, grey, with alpha or not) gives a 16-bit PNG (RGB16, or Grey16 while it stays grey) "
+                + "through resize, crop, extend, padding, background and watermark, a PNG's gamma converted at 16 bits; any other step, an "
+                + "ICC profile to convert, an EXIF rotation, or a format other than PNG gives 8 bits (`SixteenBitResultTests`)")
+        ) { arguments, options throws(ServiceError) in
+            options.preserveHDR = try arguments.boolean(arguments[0])
         },
         ImgproxyOption(["enforce_thumbnail", "eth"], arguments: 1...1, fields: [OptionField(\.enforceThumbnail, key: "eth")], documentation: .init(
             meaning: "use the source's embedded thumbnail (HEIF and AVIF thumbnail items) as the image when it has one", loupe: "yes",

@@ -55,6 +55,10 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `enforce_thumbnail`/`eth`: whether the source's embedded thumbnail (HEIF, AVIF) is the
     /// image when it has one; `nil` for the server's ``ServerSettings/enforcesThumbnail``.
     public var enforceThumbnail: Bool?
+    /// `preserve_hdr`/`ph`: whether a 16-bit source keeps its 16 bits per channel in a format that
+    /// holds them; `nil` for the server's ``ServerSettings/preservesHDR``
+    /// (`ResultEncoder.keepsDeepSamples(options:)`).
+    public var preserveHDR: Bool?
     /// `rotate`/`rot`: clockwise degrees, 0, 90, 180 or 270.
     public var rotate = 0
     /// `flip`/`fl`: mirror left to right.

@@ -219,6 +219,8 @@ final class ImageService: Sendable {
         // One form per result for the result key: upright is the default's `nil`, whatever said it.
         options.autoRotate = (options.autoRotate ?? settings.autoRotates) ? nil : false
         options.enforceThumbnail = (options.enforceThumbnail ?? settings.enforcesThumbnail) ? true : nil
+        // Likewise 8 bits, the default, is `nil`, whatever said it.
+        options.preserveHDR = (options.preserveHDR ?? settings.preservesHDR) ? true : nil
         resolveQualities(&options)
     }
 
@@ -350,7 +352,8 @@ final class ImageService: Sendable {
                                                       * RequestCost.encodeBytes(output.format)))
             defer { buffers.release() }
             let encoder = ResultEncoder(output: output, maxBytes: plan.options.maxBytes,
-                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options))
+                                        keepsGrey: ResultEncoder.keepsGrey(source: container.metadata, options: plan.options),
+                                        keepsDeepSamples: ResultEncoder.keepsDeepSamples(options: plan.options))
             let encoded = try encoder.encode(container.frames, loopCount: container.metadata.loopCount ?? 0, transparent: transparent,
                                              flattened: plan.options.background != nil)
             return (EncodedResult(data: encoded, format: output.format), encodeStart)
@@ -426,6 +429,7 @@ final class ImageService: Sendable {
         var request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors)
         request.appliesOrientation = options.autoRotate ?? true
         request.usesEmbeddedThumbnail = options.enforceThumbnail ?? false
+        request.keepsDeepSamples = ResultEncoder.keepsDeepSamples(options: options)
         return request
     }
 

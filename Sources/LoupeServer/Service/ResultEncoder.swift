@@ -17,6 +17,9 @@ struct ResultEncoder: Sendable {
     /// Whether a result whose pixels are all grey is written grey where the format can hold it
     /// (``keepsGrey(source:options:)``).
     let keepsGrey: Bool
+    /// Whether a result with 16-bit samples is written at 16 bits where the format can hold
+    /// them (``keepsDeepSamples(options:)``).
+    let keepsDeepSamples: Bool
 
     /// The lowest quality `max_bytes` goes down to, as imgproxy's: below it, a result that
     /// still does not fit is answered as it is.
@@ -24,11 +27,22 @@ struct ResultEncoder: Sendable {
 
     /// The encoder for what `output` decided, fitting the result to `maxBytes` (0: no limit),
     /// writing grey pixels as grey with `keepsGrey`.
-    init(output: OutputDecision, maxBytes: Int, keepsGrey: Bool = false) {
+    init(output: OutputDecision, maxBytes: Int, keepsGrey: Bool = false, keepsDeepSamples: Bool = false) {
         format = output.format
         quality = output.quality
         self.maxBytes = maxBytes
         self.keepsGrey = keepsGrey
+        self.keepsDeepSamples = keepsDeepSamples
+    }
+
+    /// Whether a result made with `options` keeps a 16-bit source's 16 bits per channel,
+    /// imgproxy's rule: only when `preserve_hdr` (or the server's `--preserve-hdr`, folded into
+    /// the options by `ImageService.check(_:now:)`) asks, and then in PNG, the one format
+    /// written at 16 bits here (`ImageEncoder.keepsDeepSamples`); a 16-bit source's other
+    /// results, and every result without it, have 8 bits. The decode keeps the samples
+    /// (`ImageRequest.keepsDeepSamples`) under the same rule, before the format is known.
+    static func keepsDeepSamples(options: ProcessingOptions) -> Bool {
+        options.preserveHDR == true && options.format.map { $0 == .png } ?? true
     }
 
     /// Whether a result made from `source` with `options` stays grey, imgproxy's rule: a grey
@@ -76,7 +90,7 @@ struct ResultEncoder: Sendable {
         }
         var quality = self.quality
         while true {
-            let data = try ImageEncoder(embedsSRGBProfile: false, keepsGrey: keepsGrey).encode(frames, loopCount: loopCount,
+            let data = try ImageEncoder(embedsSRGBProfile: false, keepsGrey: keepsGrey, keepsDeepSamples: keepsDeepSamples).encode(frames, loopCount: loopCount,
                                                                                             as: format.encoderFormat(quality: quality))
             guard isLossy, maxBytes > 0, data.count > maxBytes, quality > Self.lowestFittingQuality else { return data }
             quality = Self.nextQuality(after: quality, size: data.count, target: maxBytes)

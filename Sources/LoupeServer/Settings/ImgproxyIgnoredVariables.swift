@@ -70,7 +70,6 @@ enum ImgproxyIgnoredVariables {
         "DEVELOPMENT_ERRORS_MODE": "Loupe's errors are always JSON with a kind and a message",
         "ENABLE_DEBUG_HEADERS": "debug headers are not sent",
         "FAIL_ON_DEPRECATION": "Loupe has no deprecated options",
-        "PRESERVE_HDR": "results have 8 bits per channel: every source is decoded to 8 (a grey one's result stays grey), so there is no deeper result to keep",
         "GRACEFUL_STOP_TIMEOUT": "Loupe's graceful stop takes --drain-delay plus --request-timeout",
         "HEALTH_CHECK_PATH": "Loupe's health check is at /health only",
         "IGNORE_SSL_VERIFICATION": "Loupe always verifies sources' TLS certificates",

@@ -113,6 +113,10 @@ extension ServerSettings {
                 "take width and DPR from the client hints headers (Sec-CH-Width or Width, Sec-CH-DPR or DPR) where an imgproxy URL gives none", imgproxy: [
             .boolean("IMGPROXY_ENABLE_CLIENT_HINTS", "boolean"),
         ]),
+        Setting("preserve-hdr", .boolean, \.preservesHDR,
+                "keep 16 bits per channel of a 16-bit PNG or TIFF source in a PNG result when the URL's preserve_hdr does not say", imgproxy: [
+            .boolean("IMGPROXY_PRESERVE_HDR", "boolean"),
+        ]),
         Setting("auto-rotate", .boolean, \.autoRotates,
                 "turn sources upright by their EXIF orientation when the URL's auto_rotate does not say", imgproxy: [
             .boolean("IMGPROXY_AUTO_ROTATE", "boolean, imgproxy's spellings only"),

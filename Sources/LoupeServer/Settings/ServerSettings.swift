@@ -98,6 +98,10 @@ public struct ServerSettings: Sendable {
     /// (`Sec-CH-Width`/`Width`, `Sec-CH-DPR`/`DPR`), as imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`
     /// (off by default).
     public var readsClientHints = false
+    /// Whether a 16-bit PNG or TIFF source keeps its 16 bits per channel in a PNG result when
+    /// the URL's `preserve_hdr` does not say (imgproxy's `IMGPROXY_PRESERVE_HDR`, off by
+    /// default): `ResultEncoder.keepsDeepSamples(options:)`.
+    public var preservesHDR = false
     /// Whether sources are turned upright by their EXIF orientation when the URL's `auto_rotate`
     /// does not say (imgproxy's `IMGPROXY_AUTO_ROTATE`, on by default).
     public var autoRotates = true
