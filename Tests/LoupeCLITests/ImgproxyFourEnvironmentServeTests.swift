@@ -115,4 +115,79 @@ import Glibc
         child.signal(SIGTERM)
         #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
     }
+
+    /// imgproxy 4's settings for sources, formats and failures in a second environment file:
+    /// wildcard allowed sources, an enforced WebP at its own default quality, embedded
+    /// thumbnails, the source's Last-Modified, and a fallback image with its status and lifetime.
+    @Test func imgproxyFourSourceAndFormatSettingsFromAnEnvironmentFile() async throws {
+        let folder = try TemporaryFolder.created()
+        defer { folder.remove() }
+        let root = folder.path("images")
+        try FileManager.default.createDirectory(atPath: root + "/albums", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/private", withIntermediateDirectories: true)
+        try TestImage.jpeg(width: 300, height: 200, seed: 23).write(to: URL(fileURLWithPath: root + "/albums/beach.jpg"))
+        try TestImage.jpeg(width: 300, height: 200, seed: 24).write(to: URL(fileURLWithPath: root + "/private/secret.jpg"))
+        // The corpus's coffee photo (600×400) as HEIC with a 320×212 thumbnail item.
+        try Corpus.data("formats/coffee-thumbnail.heic").write(to: URL(fileURLWithPath: root + "/albums/coffee.heic"))
+        let fallback = try ImageEncoder().encode(try Bitmap(width: 40, height: 20, pixels: [UInt8](repeating: 255, count: 40 * 20 * 4)), as: .png)
+        let file = """
+            IMGPROXY_KEY=\(Self.key)
+            IMGPROXY_SALT=\(Self.salt)
+            IMGPROXY_SIGNATURE_SIZE=8
+            IMGPROXY_BIND=127.0.0.1:0
+            IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(root)
+            IMGPROXY_ALLOWED_SOURCES=local:///al*/
+            IMGPROXY_ENFORCE_WEBP=true
+            IMGPROXY_FORMAT_QUALITY=webp=40
+            IMGPROXY_ENFORCE_THUMBNAIL=true
+            IMGPROXY_USE_LAST_MODIFIED=true
+            IMGPROXY_FALLBACK_IMAGE_DATA=\(fallback.base64EncodedString())
+            IMGPROXY_FALLBACK_IMAGE_HTTP_CODE=404
+            IMGPROXY_FALLBACK_IMAGE_TTL=60
+            """
+        let child = try ServeProcess([], environment: ImgproxyEnvironmentServeTests.environment(fromFile: file))
+        defer { child.kill() }
+        let port = try await child.port()
+        func get(_ path: String, _ headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
+            try await ImgproxyEnvironmentServeTests.get(port: port, path: path, headers: headers)
+        }
+        func decoded(_ body: Data) throws -> ImageMetadata {
+            try ImageDecoder().decode(body, options: DecodingOptions(firstFrameOnly: true)).metadata
+        }
+
+        // Enforced WebP for a client that takes it, over the URL's JPEG, at FORMAT_QUALITY's
+        // webp=40 (smaller than the same answer at q:79); JPEG for one that does not.
+        let beach = try await Self.builderPath(["source": "local:///albums/beach.jpg", "width": 150, "height": 150, "resizing_type": "fit", "extension": "jpg"])
+        let webp = try await get(beach, ["Accept": "image/webp,*/*"])
+        #expect(webp.status == 200, "\(String(decoding: webp.body, as: UTF8.self))")
+        #expect(try decoded(webp.body).format == .webp)
+        #expect((try decoded(webp.body).width, try decoded(webp.body).height) == (150, 100))
+        #expect(webp.headers["vary"] == "Accept")
+        #expect(webp.headers["last-modified"] != nil)
+        let finer = try await Self.builderPath(["source": "local:///albums/beach.jpg", "width": 150, "height": 150, "resizing_type": "fit",
+                                                "extension": "jpg", "advanced": ["q:79"]])
+        let finerAnswer = try await get(finer, ["Accept": "image/webp,*/*"])
+        #expect(try decoded(finerAnswer.body).format == .webp)
+        #expect(webp.body.count < finerAnswer.body.count, "\(webp.body.count) bytes at webp=40, \(finerAnswer.body.count) at q:79")
+        #expect(try decoded(try await get(beach).body).format == .jpeg)
+
+        // The embedded thumbnail is the image: no resize gives its own size.
+        let coffee = try await Self.builderPath(["source": "local:///albums/coffee.heic", "width": 0, "height": 0, "resizing_type": "fit", "extension": "png"])
+        let thumbnail = try await get(coffee)
+        #expect(thumbnail.status == 200, "\(String(decoding: thumbnail.body, as: UTF8.self))")
+        #expect((try decoded(thumbnail.body).width, try decoded(thumbnail.body).height) == (320, 212))
+
+        // A folder outside the wildcard is refused; a missing file in it answers the fallback
+        // image with its status and lifetime.
+        let secret = try await Self.builderPath(["source": "local:///private/secret.jpg", "width": 50, "height": 50, "resizing_type": "fit"])
+        #expect(try await get(secret).status == 403)
+        let missing = try await Self.builderPath(["source": "local:///albums/missing.jpg", "width": 20, "height": 20, "resizing_type": "fit", "extension": "png"])
+        let fallbackAnswer = try await get(missing)
+        #expect(fallbackAnswer.status == 404)
+        #expect(fallbackAnswer.headers["cache-control"] == "public, max-age=60")
+        #expect((try decoded(fallbackAnswer.body).width, try decoded(fallbackAnswer.body).height) == (20, 10))
+
+        child.signal(SIGTERM)
+        #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
+    }
 }
