@@ -29,15 +29,17 @@ let fuzzLimits = DecodingLimits(maxPixelCount: 4_000_000, maxFrameCount: 64, max
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     guard let bytes, count > 0 else { return 0 }
     // The first byte picks the options, so every decoder path (scaled, oriented, first frame
-    // only) is explored; the rest is the file.
+    // only, 16-bit samples kept, the embedded thumbnail) is explored; the rest is the file.
     let flags = bytes[0]
     let data = Data(bytes: bytes + 1, count: count - 1)
-    let options = DecodingOptions(maxPixelSize: flags & 1 != 0 ? 64 : nil, appliesOrientation: flags & 2 != 0,
+    var options = DecodingOptions(maxPixelSize: flags & 1 != 0 ? 64 : nil, appliesOrientation: flags & 2 != 0,
                                   firstFrameOnly: flags & 4 != 0, limits: fuzzLimits)
+    options.keepsDeepSamples = flags & 16 != 0
+    options.usesEmbeddedThumbnail = flags & 32 != 0
     _ = try? fuzzDecoder.metadata(of: data)
     if let image = try? fuzzDecoder.decode(data, options: options), flags & 8 != 0 {
-        // Re-encoding exercises the encoders on whatever the decoder produced.
-        _ = try? ImageEncoder().encode(image.bitmap, as: .png)
+        // Re-encoding exercises the encoders on whatever the decoder produced (16-bit PNG too).
+        _ = try? ImageEncoder(embedsSRGBProfile: false, keepsDeepSamples: options.keepsDeepSamples).encode(image.bitmap, as: .png)
     }
     return 0
 }
