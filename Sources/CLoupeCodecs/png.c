@@ -212,6 +212,23 @@ static int decode_fast(lc_png *self, uint8_t *out, size_t stride, size_t raw_lim
     return 1;
 }
 
+// Reads every row into `out`, `stride` bytes apart, with the transformations already set;
+// errors longjmp to the caller's setjmp. png_read_image handles interlace passes itself.
+// Trailing chunks after the image data are not read: a file whose pixels are complete decodes
+// even without IEND, as in libvips and browsers.
+static void read_rows(lc_png *self, png_bytep out, size_t stride) {
+    png_structp png = self->png;
+    png_infop info = self->info;
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) > stride) png_error(png, "row longer than the output stride");
+    png_uint_32 height = png_get_image_height(png, info);
+    self->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!self->rows) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < height; y++) self->rows[y] = out + (size_t)y * stride;
+    png_read_image(png, self->rows);
+}
+
 int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, size_t fast_path_raw_limit) {
     if (setjmp(self->jump)) return LC_ERROR;
     // Before any transformation is set: png_read_update_info rewrites the info struct's colour
@@ -230,17 +247,7 @@ int lc_png_decode(lc_png *self, uint8_t *out, size_t stride, int high_byte, size
     if (high_byte) png_set_strip_16(png); else png_set_scale_16(png);
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) > stride) png_error(png, "row longer than the output stride");
-    png_uint_32 height = png_get_image_height(png, info);
-    self->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
-    if (!self->rows) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < height; y++) self->rows[y] = out + (size_t)y * stride;
-    // png_read_image handles interlace passes itself. Trailing chunks after the image data
-    // are not read: a file whose pixels are complete decodes even without IEND, as in libvips
-    // and browsers.
-    png_read_image(png, self->rows);
+    read_rows(self, out, stride);
     return LC_OK;
 }
 
@@ -260,14 +267,7 @@ int lc_png_decode16(lc_png *self, uint16_t *out, size_t stride) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1) png_set_swap(png);
     }
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) > stride) png_error(png, "row longer than the output stride");
-    png_uint_32 height = png_get_image_height(png, info);
-    self->rows = malloc(sizeof(png_bytep) * (height ? height : 1));
-    if (!self->rows) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < height; y++) self->rows[y] = (png_bytep)out + (size_t)y * stride;
-    png_read_image(png, self->rows);
+    read_rows(self, (png_bytep)out, stride);
     return LC_OK;
 }
 
