@@ -117,8 +117,9 @@ import Glibc
     }
 
     /// imgproxy 4's settings for sources, formats and failures in a second environment file:
-    /// wildcard allowed sources, an enforced WebP at its own default quality, embedded
-    /// thumbnails, the source's Last-Modified, and a fallback image with its status and lifetime.
+    /// wildcard allowed sources, an enforced WebP at its own default quality and a negotiated
+    /// AVIF, embedded thumbnails, stored orientation, 16-bit results, the source's
+    /// Last-Modified, and a fallback image with its status and lifetime.
     @Test func imgproxyFourSourceAndFormatSettingsFromAnEnvironmentFile() async throws {
         let folder = try TemporaryFolder.created()
         defer { folder.remove() }
@@ -130,6 +131,12 @@ import Glibc
         // The corpus's coffee photo (600×400) as HEIC with a 320×212 thumbnail item.
         try Corpus.data("formats/coffee-thumbnail.heic").write(to: URL(fileURLWithPath: root + "/albums/coffee.heic"))
         let fallback = try ImageEncoder().encode(try Bitmap(width: 40, height: 20, pixels: [UInt8](repeating: 255, count: 40 * 20 * 4)), as: .png)
+        // A 16-bit PNG whose samples are not multiples of 257 (no 8-bit value widens to them).
+        let deep = try Bitmap(width: 8, height: 8, deepSamples: (0..<64).flatMap { _ in [UInt16(1000), 30001, 50003, 65535] })
+        try ImageEncoder(embedsSRGBProfile: false, keepsDeepSamples: true).encode(deep, as: .png)
+            .write(to: URL(fileURLWithPath: root + "/albums/deep.png"))
+        // Stored 640×428 with EXIF orientation 6 (upright 428×640).
+        try Corpus.data("gdk-pixbuf/bug725582-testrotate.jpg").write(to: URL(fileURLWithPath: root + "/albums/turned.jpg"))
         let file = """
             IMGPROXY_KEY=\(Self.key)
             IMGPROXY_SALT=\(Self.salt)
@@ -138,6 +145,9 @@ import Glibc
             IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(root)
             IMGPROXY_ALLOWED_SOURCES=local:///al*/
             IMGPROXY_ENFORCE_WEBP=true
+            IMGPROXY_AUTO_AVIF=true
+            IMGPROXY_AUTO_ROTATE=false
+            IMGPROXY_PRESERVE_HDR=true
             IMGPROXY_FORMAT_QUALITY=webp=40
             IMGPROXY_ENFORCE_THUMBNAIL=true
             IMGPROXY_USE_LAST_MODIFIED=true
@@ -170,6 +180,21 @@ import Glibc
         #expect(try decoded(finerAnswer.body).format == .webp)
         #expect(webp.body.count < finerAnswer.body.count, "\(webp.body.count) bytes at webp=40, \(finerAnswer.body.count) at q:79")
         #expect(try decoded(try await get(beach).body).format == .jpeg)
+
+        // Without a format in the URL, AVIF for a client that takes it (negotiated, over the
+        // enforced WebP, as imgproxy orders them).
+        let plain = try await Self.builderPath(["source": "local:///albums/beach.jpg", "width": 150, "height": 150, "resizing_type": "fit"])
+        let avif = try await get(plain, ["Accept": "image/avif,image/webp,*/*"])
+        #expect(try decoded(avif.body).format == .avif)
+        #expect(avif.headers["vary"] == "Accept")
+        // Sources keep their stored orientation; a 16-bit PNG keeps its 16 bits as PNG.
+        let turned = try await Self.builderPath(["source": "local:///albums/turned.jpg", "width": 0, "height": 0, "resizing_type": "fit", "extension": "png"])
+        #expect((try decoded(try await get(turned).body).width, try decoded(try await get(turned).body).height) == (640, 428))
+        let deepPath = try await Self.builderPath(["source": "local:///albums/deep.png", "width": 0, "height": 0, "resizing_type": "fit", "extension": "png"])
+        let deepAnswer = try await get(deepPath)
+        #expect(deepAnswer.status == 200)
+        // IHDR's bit depth, the 25th byte of a PNG.
+        #expect(deepAnswer.body.count > 24 && deepAnswer.body[deepAnswer.body.startIndex + 24] == 16)
 
         // The embedded thumbnail is the image: no resize gives its own size.
         let coffee = try await Self.builderPath(["source": "local:///albums/coffee.heic", "width": 0, "height": 0, "resizing_type": "fit", "extension": "png"])
