@@ -33,7 +33,13 @@ import Testing
 
     static func withServer(_ settings: ServerSettings = testSettings(),
                            _ body: @escaping @Sendable (RoutedServer, (String) -> String) async throws -> Void) async throws {
-        let files = try Self.sources.mapValues { try Corpus.data($0) }
+        try await withServer(files: try Self.sources.mapValues { try Corpus.data($0) }, settings, body)
+    }
+
+    /// A server (its watermark loaded) beside an origin serving `files` by path; `body` gets the
+    /// server and the origin's URL for a path.
+    static func withServer(files: [String: Data], _ settings: ServerSettings = testSettings(),
+                           _ body: @escaping @Sendable (RoutedServer, (String) -> String) async throws -> Void) async throws {
         try await OriginServer.run(handler: { request in files[request.path].map { OriginResponse.ok($0) } ?? .status(404) }) { origin in
             try await RoutedServer.with(settings) { server async throws in
                 try await server.server.reloadWatermark()

@@ -35,20 +35,11 @@ import Testing
 
     static func withServer(_ settings: ServerSettings = testSettings(),
                            _ body: @escaping @Sendable (RoutedServer, (String) -> String) async throws -> Void) async throws {
-        let files = ["/flat.png": try flat(), "/ramp.png": try greyRamp()]
-        try await OriginServer.run(handler: { request in files[request.path].map { OriginResponse.ok($0) } ?? .status(404) }) { origin in
-            try await RoutedServer.with(settings) { server async throws in
-                try await server.server.reloadWatermark()
-                try await body(server) { origin.url($0).absoluteString }
-            }
-        }
+        try await GreyResultTests.withServer(files: ["/flat.png": try flat(), "/ramp.png": try greyRamp()], settings, body)
     }
 
     static func image(_ server: RoutedServer, _ options: String, _ source: String, _ format: ImageFormat) async throws -> Data {
-        let answer = try await server.request(insecurePath(options, source, extension: format.rawValue))
-        #expect(answer.status == 200, "\(options) \(source): \(String(decoding: answer.body, as: UTF8.self))")
-        #expect(ImageFormat(sniffing: answer.body) == format)
-        return answer.body
+        try await GreyResultTests.image(server, options, source, format)
     }
 
     /// The result's 16-bit samples (nil for an 8-bit file).
