@@ -129,7 +129,8 @@ extension ServiceEndpoints {
     /// file's ETag (``ETagMode/origin``) or, when no `If-None-Match` was sent, its modification time.
     private static func localFileUnchanged(plan: ImageService.Plan, conditions: ValidatorPolicy.Conditions,
                                            ifNoneMatch: String?, etagMode: ETagMode) -> Bool {
-        guard plan.localETag != nil else { return false }
+        // Only a local source has a modification time here.
+        guard plan.lastModified != nil else { return false }
         if etagMode == .origin, let condition = conditions.ifNoneMatch, let etag = plan.localETag {
             return ValidatorPolicy.matches(condition, etag)
         }

@@ -126,7 +126,8 @@ final class ImageService: Sendable {
         /// A local source's pipeline key, which carries its version.
         var pipelineKey: String?
         /// A local source's own `ETag`, made from its version (imgproxy's for local files,
-        /// answered with ``ETagMode/origin``); `nil` for other sources.
+        /// answered with ``ETagMode/origin``); `nil` for other sources and in the other modes,
+        /// which do not answer it (a digest per request that no answer carries).
         var localETag: String?
         /// The source's bytes when the service had them from the origin itself (``ETagMode/origin``
         /// or ``LastModifiedMode/origin``: ``ImageService/askOrigin(_:conditions:arrival:)``),
@@ -178,7 +179,7 @@ final class ImageService: Sendable {
                     lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
                     pipelineKey: local?.pipelineKey,
-                    localETag: local.map { "\"" + Hex.string(SHA256.hash(data: Data($0.pipelineKey.utf8)).prefix(16)) + "\"" },
+                    localETag: validatorPolicy.etag != .origin ? nil : local.map { "\"" + Hex.string(SHA256.hash(data: Data($0.pipelineKey.utf8)).prefix(16)) + "\"" },
                     thumborMeta: parsed.meta, missingSource: missing)
     }
 
