@@ -125,13 +125,10 @@ TSAN_OPTIONS="$tsan_options" \
 # share timeouts badly with the suites above. Left out here: the bomb tests, which time a
 # `loupe serve` child process (whose races this run could not see, being another process; an
 # instrumented child is too slow for their one-second bounds), and the download deadline's
-# 1 s timings; both run in the debug and release steps. Left out too: the red-eye conformance
-# test, which runs no service and no task (thumbor's fixtures through the red-eye processor and an
-# SSIM, pixel by pixel) and was the run's longest under ThreadSanitizer (226 of 245 s); it runs in
-# the debug and release steps.
+# 1 s timings; both run in the debug and release steps.
 TSAN_OPTIONS="$tsan_options" \
   timeout 1800 swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter LoupeServerTests \
-  --skip BombTests --skip RedEyeConformanceTests "${skip_s3[@]}"
+  --skip BombTests "${skip_s3[@]}"
 TSAN_OPTIONS="$tsan_options" \
   timeout 900 swift test --skip-build --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter "$s3_suites"
 

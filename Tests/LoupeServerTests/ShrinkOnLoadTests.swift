@@ -10,6 +10,11 @@ import Testing
 /// Shrink on load: a JPEG decodes at the smallest N/8 scale that still gives the result its
 /// pixels, for every geometry option (imgproxy's scale-on-load, with libjpeg-turbo's finer
 /// steps), and the result is the same size as from the full decode and close to it in pixels.
+///
+/// One case at a time: each decodes a 2000×1500 photo in full as its reference, on the worker
+/// threads the whole test process shares. Run in parallel (tried under ThreadSanitizer), the
+/// cases held those threads long enough for the other suites' requests to reach their deadlines
+/// (504s across the service group).
 @Suite(.serialized) struct ShrinkOnLoadTests {
     /// imgproxy's geometry cases again, on a JPEG: most of them now decode it smaller (a 200×100
     /// source fit to 50×50 decodes at 2/8), and every result size must still be imgproxy's.
