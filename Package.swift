@@ -31,7 +31,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // `swift package generate-documentation`: the DocC catalogs (Sources/*/*.docc), built in CI.
@@ -52,6 +51,9 @@ let package = Package(
         .systemLibrary(name: "CGIF", path: "Sources/SystemLibraries/CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS", path: "Sources/SystemLibraries/CLCMS", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
+        // The system's OpenSSL for SHA-256 and HMAC (LoupeLoading's Digest).
+        .systemLibrary(name: "CLibCrypto", path: "Sources/SystemLibraries/CLibCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
         // libheif, libavif and libjxl are not linked: the shim opens them on first use
         // (Sources/CLoupeCodecs/lazy_library.h says why) and includes their headers from
         // /usr/include (libheif-dev, libavif-dev, libjxl-dev; Scripts/setup.sh). giflib has no
@@ -96,8 +98,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                // HMAC-SHA256 and SHA-256 of AWS Signature Version 4 (S3RequestSigner).
-                .product(name: "Crypto", package: "swift-crypto"),
+                // SHA-256 and HMAC (Digest): AWS Signature Version 4 here, the pipeline's and the
+                // service's keys and signatures above.
+                "CLibCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -115,8 +118,6 @@ let package = Package(
                 "LoupeCaching", "LoupeCodecs", "LoupeProcessing", "LoupeLoading",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                // SHA-256 of the request headers in cache keys, which are logged and stored.
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
@@ -155,7 +156,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The playground page's HTML, CSS and JavaScript, read through `Bundle.module`.

@@ -10,6 +10,7 @@ packages=(
   nginx-light   # the real HTTP origin of the loading tests
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # codecs (LoupeCodecs)
   libdeflate-dev                                          # whole-buffer inflate of the PNG fast path
+  libssl-dev                                              # libcrypto: SHA-256 and HMAC (LoupeLoading's Digest)
   liblcms2-dev libheif-dev libavif-dev libjxl-dev         # colour management (ICC -> sRGB), HEIF, AVIF, JPEG XL
   libheif-examples libavif-bin                            # heif-enc, avifenc: the HEIF/AVIF test files
   libtiff-dev                                             # TIFF (libtiff, opened on first use like libheif)

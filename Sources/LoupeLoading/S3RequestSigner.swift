@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// AWS Signature Version 4 for S3 requests: the `Authorization` header (and the `x-amz-date`,
@@ -54,7 +53,7 @@ public struct S3RequestSigner: Sendable {
 
     /// The SHA-256 of `body` as a request signs it.
     public static func payloadHash(of body: Data) -> String {
-        SHA256.hash(data: body).hexString
+        Hex.string(Digest.sha256(body))
     }
 
     /// The headers to send, names lower-cased: `request.headers` with `host`, `x-amz-date`,
@@ -88,13 +87,13 @@ public struct S3RequestSigner: Sendable {
         let canonicalRequest: String = [request.method.uppercased(), path, canonicalQuery, canonicalHeaders, signedNames, request.payloadHash]
             .joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let requestHash: String = SHA256.hash(data: Data(canonicalRequest.utf8)).hexString
+        let requestHash: String = Hex.string(Digest.sha256(Data(canonicalRequest.utf8)))
         let stringToSign: String = ["AWS4-HMAC-SHA256", timestamp, scope, requestHash].joined(separator: "\n")
-        var key = SymmetricKey(data: Data("AWS4\(credentials.secretAccessKey)".utf8))
+        var key = Array("AWS4\(credentials.secretAccessKey)".utf8)
         for part in [day, region, service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = Digest.hmac(.sha256, key: key, message: Array(part.utf8))
         }
-        let signature = HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key).hexString
+        let signature = Hex.string(Digest.hmac(.sha256, key: key, message: Array(stringToSign.utf8)))
         headers["authorization"] =
             "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signedNames), Signature=\(signature)"
         return headers
@@ -126,16 +125,5 @@ public struct S3RequestSigner: Sendable {
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         func two(_ value: Int?) -> String { let value = value ?? 0; return value < 10 ? "0\(value)" : "\(value)" }
         return "\(parts.year ?? 1970)\(two(parts.month))\(two(parts.day))T\(two(parts.hour))\(two(parts.minute))\(two(parts.second))Z"
-    }
-}
-
-extension Sequence where Element == UInt8 {
-    /// Lower-case hexadecimal, two digits a byte.
-    fileprivate var hexString: String {
-        var text = ""
-        for byte in self {
-            text += String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
-        }
-        return text
     }
 }

@@ -94,6 +94,46 @@ import Glibc
         #expect(ignored.count == names.count, "\(ignored)")
     }
 
+    /// Signatures do not depend on the host's OpenSSL configuration: with `OPENSSL_CONF` naming a
+    /// file that loads only OpenSSL's base provider (which has no digests, so libcrypto's default
+    /// context cannot compute an HMAC), builder-signed URLs are still served and forged ones refused.
+    @Test func signaturesHoldWhateverTheHostsOpenSSLConfigurationSays() async throws {
+        let folder = try TemporaryFolder.created()
+        defer { folder.remove() }
+        let root = folder.path("images")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try TestImage.jpeg(width: 300, height: 200, seed: 22).write(to: URL(fileURLWithPath: root + "/photo.jpg"))
+        let configuration = folder.path("openssl.cnf")
+        try """
+            openssl_conf = loupe_test
+            [loupe_test]
+            providers = providers
+            [providers]
+            base = base
+            [base]
+            activate = 1
+            """.write(toFile: configuration, atomically: true, encoding: .utf8)
+        let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
+        let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+        let child = try ServeProcess([], environment: [
+            "IMGPROXY_KEY": key, "IMGPROXY_SALT": salt, "IMGPROXY_BIND": "127.0.0.1:0",
+            "IMGPROXY_LOCAL_FILESYSTEM_ROOT": root, "OPENSSL_CONF": configuration,
+        ])
+        defer { child.kill() }
+        let port = try await child.port()
+        let output = try await PythonReference.run("imgproxy_urls.py", arguments: [key, salt, "local:///photo.jpg"])
+        let line = try #require(String(decoding: output, as: UTF8.self).split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let path = try #require(object["path"] as? String)
+        #expect(try await Self.get(port: port, path: path).status == 200, "\(path)")
+        // The same path under another signature of the right length.
+        let signature = try #require(path.split(separator: "/").first)
+        let forged = "/" + String(repeating: "A", count: signature.count) + path.dropFirst(signature.count + 1)
+        #expect(try await Self.get(port: port, path: forged).status == 403, "\(forged)")
+        child.signal(SIGTERM)
+        #expect(try await child.waitForExit(timeout: .seconds(30)) == 0)
+    }
+
     /// The variables of an environment file as `docker run --env-file` reads it: `NAME=value`
     /// lines, comments and blank lines skipped.
     static func environment(fromFile file: String) -> [String: String] {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LoupeLoading
 import LoupeProcessing
@@ -109,7 +108,7 @@ extension ImagePipeline {
                 // Each string with its length, so no two requests make one text.
                 let fields = [method] + headers.flatMap { [$0.name, $0.value] }
                 let text = fields.map { "\($0.utf8.count):\($0)" }.joined()
-                let digest = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+                let digest = Hex.string(Digest.sha256(Data(text.utf8)))
                 return identity + "\u{1F}loupe.request(\(digest))"
             }
         }

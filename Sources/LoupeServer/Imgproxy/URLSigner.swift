@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import LoupeLoading
 
 /// imgproxy's URL signatures: HMAC-SHA256 with a key over salt + path, its first ``size`` bytes
 /// (all 32 by default; imgproxy's `IMGPROXY_SIGNATURE_SIZE`), URL-safe base64 without padding.
@@ -28,9 +28,9 @@ public struct URLSigner: Sendable {
     public var encodedLength: Int { (size * 4 + 2) / 3 }
 
     /// A signer accepting any of `pairs`, its signatures `size` bytes long (clamped to 1...32).
-    public init(pairs: [KeyPair], size: Int = SHA256.byteCount) {
+    public init(pairs: [KeyPair], size: Int = 32) {
         self.pairs = pairs
-        self.size = min(max(size, 1), SHA256.byteCount)
+        self.size = min(max(size, 1), Digest.Function.sha256.byteCount)
     }
 
     /// The signature of `path` (the part after the signature segment, leading `/` included)
@@ -60,7 +60,7 @@ public struct URLSigner: Sendable {
     private static func digest(of path: String, with pair: KeyPair) -> [UInt8] {
         var message = pair.salt
         message.append(contentsOf: Data(path.utf8))
-        return Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: pair.key)))
+        return Digest.hmac(.sha256, key: pair.key, message: message)
     }
 
     /// URL-safe base64 without padding.

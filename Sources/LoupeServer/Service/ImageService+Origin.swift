@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Loupe
 import LoupeLoading
@@ -57,7 +56,7 @@ extension ImageService {
             }
             return .notModified(validators)
         }
-        let version = Hex.string(SHA256.hash(data: response.data))
+        let version = Hex.string(Digest.sha256(response.data))
         versioned.resultKey = Self.digest(plan.resultKey + "\nsource=" + version)
         versioned.source = .data(id: "origin:" + version, response.data)
         if let cached = cachedResult(for: versioned) { return .result(cached, validators, cacheHit: true) }

@@ -1,8 +1,8 @@
-import Crypto
 import Foundation
+import Logging
 import LoupeCaching
 import LoupeCodecs
-import Logging
+import LoupeLoading
 import NIOCore
 
 /// One encoded result: the bytes the service answers with and what describes them.
@@ -22,7 +22,7 @@ struct EncodedResult: Sendable {
     init(data: Data, format: ImageFormat) {
         body = ByteBuffer(data: data)
         self.format = format
-        etag = "\"" + Hex.string(SHA256.hash(data: data).prefix(16)) + "\""
+        etag = "\"" + Hex.string(Digest.sha256(data).prefix(16)) + "\""
     }
 
     private init(data: Data, format: ImageFormat, etag: String) {

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import LoupeLoading
 
 /// thumbor's URL signatures: HMAC-SHA1 with the security key over the path after the signature
 /// segment, URL-safe base64 with its padding (28 characters).
@@ -12,14 +12,14 @@ struct ThumborSigner: Sendable {
 
     /// The signature of `path` (the path after `/<signature>/`, no leading `/`).
     func signature(for path: String) -> String {
-        let code = HMAC<Insecure.SHA1>.authenticationCode(for: Data(path.utf8), using: SymmetricKey(data: key))
+        let code = Digest.hmac(.sha1, key: key, message: Data(path.utf8))
         return Data(code).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }
 
     /// Whether `signature` (as sent: `=` or `%3D`) signs `path`; compared in constant time.
     func isValid(signature: String, for path: String) -> Bool {
         guard let code = Self.signatureBytes(signature) else { return false }
-        return HMAC<Insecure.SHA1>.isValidAuthenticationCode(code, authenticating: Data(path.utf8), using: SymmetricKey(data: key))
+        return Digest.constantTimeEquals(Array(code), Digest.hmac(.sha1, key: key, message: Data(path.utf8)))
     }
 
     /// The 20 bytes of a signature segment of thumbor's shape, `nil` for any other text: 28
@@ -30,7 +30,7 @@ struct ThumborSigner: Sendable {
         guard text.count == 28, text.hasSuffix("="),
               text.dropLast().allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
         let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard let bytes = Data(base64Encoded: standard), bytes.count == Insecure.SHA1.byteCount,
+        guard let bytes = Data(base64Encoded: standard), bytes.count == Digest.Function.sha1.byteCount,
               bytes.base64EncodedString() == standard else { return nil }
         return bytes
     }

@@ -1,13 +1,14 @@
-/// Lowercase hexadecimal text of bytes: the result-cache keys and ETags.
+/// Lowercase hexadecimal text of bytes: request signatures, cache keys and ETags (shared with the
+/// pipeline and the service through `package` access, not part of the library's API).
 ///
 /// Written out by table rather than with `String(format: "%02x")`, which goes through
 /// Foundation's format parser once per byte: for the 32-byte result key computed on every
 /// request, that was the largest single cost of answering a cached result.
-enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Two lowercase hex digits per byte of `bytes`.
-    static func string(_ bytes: some Sequence<UInt8>) -> String {
+    package static func string(_ bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {

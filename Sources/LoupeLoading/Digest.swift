@@ -1,0 +1,88 @@
+import CLibCrypto
+import Foundation
+
+/// SHA-256 and HMAC from the system's libcrypto (OpenSSL 3): S3 request signatures here, and,
+/// through `package` access, the pipeline's request-header keys and the service's URL signatures,
+/// ETags and result versions. Not part of the library's API.
+///
+/// The system's library rather than a bundled one: the one-shot functions below are all these
+/// callers need, and a bundled BoringSSL compiles again in every build the tests make.
+package enum Digest {
+    /// A hash function an HMAC is made with.
+    package enum Function: Sendable {
+        /// SHA-256: imgproxy's signatures, AWS Signature Version 4.
+        case sha256
+        /// SHA-1: thumbor's signatures (HMAC-SHA1 is not broken as SHA-1's collisions are).
+        case sha1
+
+        /// The digest's length in bytes.
+        package var byteCount: Int {
+            switch self {
+            case .sha256: 32
+            case .sha1: 20
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .sha256: "SHA256"
+            case .sha1: "SHA1"
+            }
+        }
+    }
+
+    /// The SHA-256 of `bytes`.
+    package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
+        let input = Data(bytes)
+        var digest = [UInt8](repeating: 0, count: Function.sha256.byteCount)
+        var length = 0
+        let done = input.withUnsafeBytes { input in
+            digest.withUnsafeMutableBufferPointer { out in
+                EVP_Q_digest(library, "SHA256", nil, input.baseAddress, input.count, out.baseAddress, &length)
+            }
+        }
+        return checked(digest, done == 1 && length == digest.count, "EVP_Q_digest")
+    }
+
+    /// The HMAC of `message` under `key` with `function`.
+    package static func hmac(_ function: Function, key: some DataProtocol, message: some DataProtocol) -> [UInt8] {
+        let key = Data(key), message = Data(message)
+        var code = [UInt8](repeating: 0, count: function.byteCount)
+        var length = 0
+        let done = key.withUnsafeBytes { key in
+            message.withUnsafeBytes { message in
+                code.withUnsafeMutableBufferPointer { out in
+                    EVP_Q_mac(library, "HMAC", nil, function.name, nil, key.baseAddress, key.count,
+                              message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                              out.baseAddress, out.count, &length)
+                }
+            }
+        }
+        return checked(code, done != nil && length == code.count, "EVP_Q_mac")
+    }
+
+    /// Whether `a` and `b` are the same bytes, in a time that depends on their lengths only (not
+    /// on where they first differ), so comparing a secret tells nothing about how much matched.
+    package static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { a in b.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 } }
+    }
+
+    /// A library context of Loupe's own, so that the process's OpenSSL configuration
+    /// (`OPENSSL_CONF`, which may deactivate the default provider) can neither change these digests
+    /// nor make them fail: its first fetch loads the default provider, which is built into
+    /// libcrypto. Created once, never freed.
+    ///
+    /// `nonisolated(unsafe)`: an `OpaquePointer` is not `Sendable`, but this one is written once
+    /// (a global's lazy initialisation runs exactly once, under the runtime's lock), only read
+    /// after, and OpenSSL documents a library context as safe to use from many threads at once.
+    private nonisolated(unsafe) static let library: OpaquePointer? = OSSL_LIB_CTX_new()
+
+    /// `value` when libcrypto said `succeeded`. With the context above, the functions fail only
+    /// when libcrypto cannot allocate, where Swift's own allocator stops the process as well; a
+    /// wrong digest must never be returned (a signature check would compare against it).
+    private static func checked(_ value: [UInt8], _ succeeded: Bool, _ function: StaticString) -> [UInt8] {
+        guard succeeded, library != nil else { preconditionFailure("libcrypto's \(function) failed (out of memory)") }
+        return value
+    }
+}
