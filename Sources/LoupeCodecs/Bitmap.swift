@@ -23,6 +23,10 @@ public struct Bitmap: Sendable, Equatable {
     /// so a step without a 16-bit implementation gives an 8-bit result
     /// (``init(width:height:deepSamples:)``).
     public private(set) var deepSamples: [UInt16]?
+    /// Every alpha is 255, known without reading the pixels: what the JPEG decoder and a resize
+    /// of an opaque bitmap make (``knownOpaque()``), so that ``hasTransparency`` answers at once
+    /// rather than reading every pixel again. `false` says nothing: the pixels are then read.
+    package private(set) var isKnownOpaque = false
 
     /// Wraps existing RGBA bytes, checking that the geometry fits them.
     public init(width: Int, height: Int, bytesPerRow: Int? = nil, pixels: [UInt8]) throws(ImageCodecError) {
@@ -72,11 +76,13 @@ public struct Bitmap: Sendable, Equatable {
         }
     }
 
-    /// Lets `body` rewrite the pixel bytes in place (copying them first only if shared).
-    mutating func withUnsafeMutablePixels(_ body: (UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) -> Void) {
+    /// Lets `body` rewrite the pixel bytes in place (copying them first only if shared);
+    /// `keepingAlpha` when `body` writes colours only, so a bitmap known opaque stays known.
+    mutating func withUnsafeMutablePixels(keepingAlpha: Bool = false, _ body: (UnsafeMutableRawBufferPointer, _ bytesPerRow: Int) -> Void) {
         let stride = bytesPerRow
         // Rewritten 8-bit pixels no longer match the deep ones.
         deepSamples = nil
+        if !keepingAlpha { isKnownOpaque = false }
         pixels.withUnsafeMutableBytes { body($0, stride) }
     }
 
@@ -86,12 +92,26 @@ public struct Bitmap: Sendable, Equatable {
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
     }
 
+    /// The same bitmap, marked as known to be opaque: for a step that can only write alpha 255.
+    package func knownOpaque() -> Bitmap {
+        var bitmap = self
+        bitmap.isKnownOpaque = true
+        return bitmap
+    }
+
+    /// Equal pixels (and deep samples), whether or not either is known to be opaque.
+    public static func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
+        lhs.width == rhs.width && lhs.height == rhs.height && lhs.bytesPerRow == rhs.bytesPerRow
+            && lhs.pixels == rhs.pixels && lhs.deepSamples == rhs.deepSamples
+    }
+
     /// Whether any pixel is not fully opaque.
     public var hasTransparency: Bool {
+        if isKnownOpaque { return false }
         // Four bytes (one pixel) at a time, alphas AND-ed over a row and tested once per row:
         // the loop vectorizes. Checked indexing byte by byte made this scan 1.4% of the CPU of
         // a `loupe serve` request (which asks it of every result it encodes as JPEG).
-        pixels.withUnsafeBytes { raw in
+        return pixels.withUnsafeBytes { raw in
             guard let start = raw.baseAddress else { return false }
             for y in 0..<height {
                 let row = start + y &* bytesPerRow

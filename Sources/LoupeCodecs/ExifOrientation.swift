@@ -61,7 +61,7 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         let sourceWidth = bitmap.width, sourceHeight = bitmap.height
         let width = swapsDimensions ? sourceHeight : sourceWidth
         let height = swapsDimensions ? sourceWidth : sourceHeight
-        return bitmap.pixels.withUnsafeBytes { source in
+        let oriented = bitmap.pixels.withUnsafeBytes { source in
             Bitmap(width: width, height: height) { out, stride in
                 for y in 0..<height {
                     for x in 0..<width {
@@ -82,5 +82,7 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
                 }
             }
         }
+        // The same pixels moved: opaque stays opaque.
+        return bitmap.isKnownOpaque ? oriented.knownOpaque() : oriented
     }
 }

@@ -41,7 +41,7 @@ public struct JPEGDecoder: SingleFormatDecoding {
                     else { throw ImageCodecError.corrupt(.jpeg, message: CMessage.string(lc_jpeg_message(jpeg))) }
                     // After DCT scaling, so a thumbnail converts only its own pixels.
                     plan.apply(to: out, bytesPerRow: stride, width: Int(width), height: Int(height))
-                }
+                }.knownOpaque()
                 let libjpegWarning = lc_jpeg_warning_count(jpeg) > 0 ? CMessage.string(lc_jpeg_message(jpeg)) : nil
                 let warning = ColorPlan.combine(libjpegWarning, plan.warning)
                 let image = DecodedImage(metadata: metadata, firstFrame: ImageFrame(bitmap: bitmap), warning: warning, pendingColorConversion: plan.pending)

@@ -12,7 +12,7 @@ public struct PendingColorConversion: Sendable, Equatable {
     /// the decoder's RGB or grey values (resized or cropped is fine: the conversion is per pixel).
     public func apply(to bitmap: inout Bitmap) {
         let (width, height) = (bitmap.width, bitmap.height)
-        bitmap.withUnsafeMutablePixels { pixels, bytesPerRow in
+        bitmap.withUnsafeMutablePixels(keepingAlpha: true) { pixels, bytesPerRow in
             conversion.apply(to: pixels, bytesPerRow: bytesPerRow, width: width, height: height)
         }
     }

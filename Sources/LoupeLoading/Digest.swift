@@ -33,10 +33,9 @@ package enum Digest {
 
     /// The SHA-256 of `bytes`.
     package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
-        let input = Data(bytes)
         var digest = [UInt8](repeating: 0, count: Function.sha256.byteCount)
         var length = 0
-        let done = input.withUnsafeBytes { input in
+        let done = withContiguous(bytes) { input in
             digest.withUnsafeMutableBufferPointer { out in
                 EVP_Q_digest(library, "SHA256", nil, input.baseAddress, input.count, out.baseAddress, &length)
             }
@@ -46,14 +45,12 @@ package enum Digest {
 
     /// The HMAC of `message` under `key` with `function`.
     package static func hmac(_ function: Function, key: some DataProtocol, message: some DataProtocol) -> [UInt8] {
-        let key = Data(key), message = Data(message)
         var code = [UInt8](repeating: 0, count: function.byteCount)
         var length = 0
-        let done = key.withUnsafeBytes { key in
-            message.withUnsafeBytes { message in
+        let done = withContiguous(key) { key in
+            withContiguous(message) { message in
                 code.withUnsafeMutableBufferPointer { out in
-                    EVP_Q_mac(library, "HMAC", nil, function.name, nil, key.baseAddress, key.count,
-                              message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count,
+                    EVP_Q_mac(library, "HMAC", nil, function.name, nil, key.baseAddress, key.count, message.baseAddress, message.count,
                               out.baseAddress, out.count, &length)
                 }
             }
@@ -77,6 +74,12 @@ package enum Digest {
     /// (a global's lazy initialisation runs exactly once, under the runtime's lock), only read
     /// after, and OpenSSL documents a library context as safe to use from many threads at once.
     private nonisolated(unsafe) static let library: OpaquePointer? = OSSL_LIB_CTX_new()
+
+    /// `bytes` as one buffer: in place when they are stored so (`Data`, arrays), else copied once.
+    private static func withContiguous<R>(_ bytes: some DataProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
+        return Array(bytes).withUnsafeBufferPointer(body)
+    }
 
     /// `value` when libcrypto said `succeeded`. With the context above, the functions fail only
     /// when libcrypto cannot allocate, where Swift's own allocator stops the process as well; a

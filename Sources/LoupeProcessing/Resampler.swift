@@ -41,7 +41,7 @@ struct Resampler {
         let opaque = !bitmap.hasTransparency
         // Checked once per output row (a row's taps cost far more than the check's one load).
         let cancellation = WorkCancellation.current
-        return try Bitmap.make(width: outWidth, height: outHeight) { out throws(ProcessingError) in
+        let resampled = try Bitmap.make(width: outWidth, height: outHeight) { out throws(ProcessingError) in
             try bitmap.pixels.withUnsafeBufferPointer { source throws(ProcessingError) in
                 let reader = RowReader(source: source, width: bitmap.width, height: bitmap.height,
                                        bytesPerRow: bitmap.bytesPerRow, factorX: factorX, factorY: factorY, opaque: opaque)
@@ -85,6 +85,8 @@ struct Resampler {
                 }
             }
         }
+        // Every stored alpha is 255 when the source was opaque (storeOpaque).
+        return opaque ? resampled.knownOpaque() : resampled
     }
 
     /// The vertical pass for one output row: each pixel the weighted sum of its column in the

@@ -188,3 +188,29 @@ import LoupeTestSupport
             != ImageProcessors.ProcessorChain([ImageProcessors.ApplyOrientation(.right), ImageProcessors.Crop(x: 0, y: 0, width: 2, height: 2)]).identifier)
     }
 }
+
+/// A bitmap known to be opaque (decoded from a JPEG, or resized from one known opaque) answers
+/// `hasTransparency` without reading its pixels; the mark is never wrong and never compared.
+@Suite struct KnownOpacityTests {
+    @Test func aJPEGAndItsResizesAreKnownOpaqueAndStayRight() throws {
+        let decoded = try ImageDecoder().decode(TestImage.jpeg(width: 320, height: 240, seed: 3)).bitmap
+        #expect(decoded.isKnownOpaque)
+        #expect(!decoded.hasTransparency)
+        let resized = try ImageProcessors.Resize(width: 100, height: 100, mode: .fill).process(decoded)
+        #expect(resized.isKnownOpaque)
+        // What the scan says of the same pixels without the mark.
+        let unmarked = try Bitmap(width: resized.width, height: resized.height, pixels: resized.pixels)
+        #expect(!unmarked.isKnownOpaque)
+        #expect(!unmarked.hasTransparency)
+        #expect(unmarked == resized)
+    }
+
+    @Test func transparencyIsNeverMarkedAway() throws {
+        let translucent = try makeBitmap(width: 64, height: 48) { x, _ in (200, 100, 50, x < 32 ? 0 : 255) }
+        #expect(!translucent.isKnownOpaque)
+        #expect(translucent.hasTransparency)
+        let resized = try ImageProcessors.Resize(width: 32, height: 24, mode: .fit).process(translucent)
+        #expect(!resized.isKnownOpaque)
+        #expect(resized.hasTransparency)
+    }
+}
