@@ -31,32 +31,47 @@ package enum Digest {
         }
     }
 
+    // Concrete entry points rather than one generic over `DataProtocol`: a generic called from
+    // another module runs unspecialised, and its witness calls and metadata lookups cost a cached
+    // result's answer more than the hash itself.
+
+    /// The SHA-256 of `data`.
+    package static func sha256(_ data: Data) -> [UInt8] { data.withUnsafeBytes(sha256(raw:)) }
+
     /// The SHA-256 of `bytes`.
-    package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Function.sha256.byteCount)
-        var length = 0
-        let done = withContiguous(bytes) { input in
-            digest.withUnsafeMutableBufferPointer { out in
-                var written: UInt32 = 0
-                let done = EVP_Digest(input.baseAddress, input.count, out.baseAddress, &written, sha256Function, nil)
-                length = Int(written)
-                return done
-            }
-        }
-        return checked(digest, done == 1 && length == digest.count && sha256Function != nil, "EVP_Digest")
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes(sha256(raw:)) }
+
+    /// The SHA-256 of `text`'s UTF-8 bytes.
+    package static func sha256(utf8 text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8 { sha256(raw: UnsafeRawBufferPointer($0)) }
     }
 
     /// The HMAC of `message` under `key` with `function`.
-    package static func hmac(_ function: Function, key: some DataProtocol, message: some DataProtocol) -> [UInt8] {
+    package static func hmac(_ function: Function, key: Data, message: Data) -> [UInt8] {
+        key.withUnsafeBytes { key in message.withUnsafeBytes { hmac(function, key: key, message: $0) } }
+    }
+
+    /// The HMAC of `message` under `key` with `function`.
+    package static func hmac(_ function: Function, key: [UInt8], message: [UInt8]) -> [UInt8] {
+        key.withUnsafeBytes { key in message.withUnsafeBytes { hmac(function, key: key, message: $0) } }
+    }
+
+    private static func sha256(raw input: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Function.sha256.byteCount)
+        var length: UInt32 = 0
+        let done = digest.withUnsafeMutableBufferPointer { out in
+            EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, sha256Function, nil)
+        }
+        return checked(digest, done == 1 && Int(length) == digest.count && sha256Function != nil, "EVP_Digest")
+    }
+
+    private static func hmac(_ function: Function, key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) -> [UInt8] {
         var code = [UInt8](repeating: 0, count: function.byteCount)
         var length = 0
-        let done = withContiguous(key) { key in
-            withContiguous(message) { message in
-                code.withUnsafeMutableBufferPointer { out in
-                    EVP_Q_mac(library, "HMAC", nil, function.name, nil, key.baseAddress, key.count, message.baseAddress, message.count,
-                              out.baseAddress, out.count, &length)
-                }
-            }
+        let done = code.withUnsafeMutableBufferPointer { out in
+            EVP_Q_mac(library, "HMAC", nil, function.name, nil, key.baseAddress, key.count, message.baseAddress, message.count,
+                      out.baseAddress, out.count, &length)
         }
         return checked(code, done != nil && length == code.count, "EVP_Q_mac")
     }
@@ -77,12 +92,6 @@ package enum Digest {
     /// (a global's lazy initialisation runs exactly once, under the runtime's lock), only read
     /// after, and OpenSSL documents a library context as safe to use from many threads at once.
     private nonisolated(unsafe) static let library: OpaquePointer? = OSSL_LIB_CTX_new()
-
-    /// `bytes` as one buffer: in place when they are stored so (`Data`, arrays), else copied once.
-    private static func withContiguous<R>(_ bytes: some DataProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = bytes.withContiguousStorageIfAvailable(body) { return result }
-        return Array(bytes).withUnsafeBufferPointer(body)
-    }
 
     /// SHA-256 fetched from that context once: fetching it by name at every call (what
     /// `EVP_Q_digest` does) made a cached result's answer 20–30 % more expensive.

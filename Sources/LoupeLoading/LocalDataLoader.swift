@@ -57,38 +57,12 @@ public struct LocalDataLoader: DataLoading {
         guard bound <= maximumSize + 2 else { throw DataLoadingError.tooLarge(limit: maximumSize, declared: nil) }
         let data: Data?
         if header.hasSuffix(";base64") {
-            data = Data(base64Encoded: String(payload).removingPercentEncoding ?? String(payload))
+            data = Data(base64Encoded: PercentDecoding.string(payload) ?? String(payload))
         } else {
-            data = Self.percentDecoded(payload.utf8)
+            data = PercentDecoding.bytes(payload.utf8).map { Data($0) }
         }
         guard let data else { throw DataLoadingError.invalidURL("data URL payload does not decode") }
         guard data.count <= maximumSize else { throw DataLoadingError.tooLarge(limit: maximumSize, declared: data.count) }
         return data
-    }
-
-    /// Percent-decodes bytes, not characters: a data URL may encode any byte (`%FF`), which is
-    /// not valid UTF-8 and so defeats `String.removingPercentEncoding`.
-    static func percentDecoded(_ bytes: some Collection<UInt8>) -> Data? {
-        var output = Data()
-        output.reserveCapacity(bytes.count)
-        var iterator = bytes.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                output.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            output.append(high << 4 | low)
-        }
-        return output
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

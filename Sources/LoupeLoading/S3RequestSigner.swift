@@ -87,7 +87,7 @@ public struct S3RequestSigner: Sendable {
         let canonicalRequest: String = [request.method.uppercased(), path, canonicalQuery, canonicalHeaders, signedNames, request.payloadHash]
             .joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let requestHash: String = Hex.string(Digest.sha256(Data(canonicalRequest.utf8)))
+        let requestHash: String = Hex.string(Digest.sha256(utf8: canonicalRequest))
         let stringToSign: String = ["AWS4-HMAC-SHA256", timestamp, scope, requestHash].joined(separator: "\n")
         var key = Array("AWS4\(credentials.secretAccessKey)".utf8)
         for part in [day, region, service, "aws4_request"] {

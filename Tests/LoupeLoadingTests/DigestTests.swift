@@ -24,6 +24,11 @@ import Testing
         // One million "a": many blocks.
         #expect(Hex.string(Digest.sha256(Data(repeating: UInt8(ascii: "a"), count: 1_000_000)))
             == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // The same bytes through each entry point: an array, and a string's UTF-8 (a small string and a longer one).
+        #expect(Hex.string(Digest.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.string(Digest.sha256(utf8: "abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.string(Digest.sha256(utf8: "")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(Digest.sha256(utf8: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == Digest.sha256(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
     }
 
     @Test func hmacSHA256MatchesRFC4231() {
@@ -31,18 +36,18 @@ import Testing
         #expect(Hex.string(Digest.hmac(.sha256, key: Data("Jefe".utf8), message: Data("what do ya want for nothing?".utf8)))
             == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         // Test case 1: a 20-byte key of 0x0b.
-        #expect(Hex.string(Digest.hmac(.sha256, key: [UInt8](repeating: 0x0b, count: 20), message: Data("Hi There".utf8)))
+        #expect(Hex.string(Digest.hmac(.sha256, key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8)))
             == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
         // Test case 6: a key longer than the block, hashed first.
         #expect(Hex.string(Digest.hmac(.sha256, key: [UInt8](repeating: 0xaa, count: 131),
-                                       message: Data("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+                                       message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
             == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
     }
 
     @Test func hmacSHA1MatchesRFC2202() {
         #expect(Hex.string(Digest.hmac(.sha1, key: Data("Jefe".utf8), message: Data("what do ya want for nothing?".utf8)))
             == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
-        #expect(Hex.string(Digest.hmac(.sha1, key: [UInt8](repeating: 0x0c, count: 20), message: Data("Test With Truncation".utf8)))
+        #expect(Hex.string(Digest.hmac(.sha1, key: [UInt8](repeating: 0x0c, count: 20), message: Array("Test With Truncation".utf8)))
             == "4c1a03424b55e07fe7f27be1d58bb9324a9a5a04")
         // An empty key and message: still a whole code, not an error.
         #expect(Digest.hmac(.sha1, key: Data(), message: Data()) == Self.bytes("fbdb1d1b18aa6c08324b7d64b71fb76370690e1d"))

@@ -108,7 +108,7 @@ extension ImagePipeline {
                 // Each string with its length, so no two requests make one text.
                 let fields = [method] + headers.flatMap { [$0.name, $0.value] }
                 let text = fields.map { "\($0.utf8.count):\($0)" }.joined()
-                let digest = Hex.string(Digest.sha256(Data(text.utf8)))
+                let digest = Hex.string(Digest.sha256(utf8: text))
                 return identity + "\u{1F}loupe.request(\(digest))"
             }
         }

@@ -5,44 +5,81 @@ extension ImgproxyURL {
     /// and one leading `/` goes, so that an empty options part (`/sig//plain/...`, what a
     /// client that joins an empty option list writes) reads as no options. imgproxy signs this
     /// restored path, so a URL a proxy changed still verifies.
+    ///
+    /// On the path's UTF-8 bytes: every request's path goes through here, and what it looks for
+    /// is ASCII, which never occurs inside a multi-byte character.
     static func redenormalized(_ path: String) -> String {
-        var options: Substring
-        var plain: Substring?
-        if path.hasPrefix("plain/") {
-            options = ""
-            plain = path.dropFirst("plain/".count)
-        } else if let marker = path.range(of: "/plain/") {
-            options = path[..<marker.lowerBound]
-            plain = path[marker.upperBound...]
+        let bytes = Array(path.utf8)
+        let plainMarker = Array("/plain/".utf8)
+        let options: ArraySlice<UInt8>
+        let plain: ArraySlice<UInt8>?
+        if bytes.starts(with: plainMarker.dropFirst()) {
+            options = []
+            plain = bytes[(plainMarker.count - 1)...]
+        } else if let marker = firstIndex(of: plainMarker, in: bytes) {
+            options = bytes[..<marker]
+            plain = bytes[(marker + plainMarker.count)...]
         } else {
-            options = Substring(path)
+            options = bytes[...]
+            plain = nil
         }
-        let restoredOptions = options.replacingOccurrences(of: "%3A", with: ":")
-        guard let plain else { return String(restoredOptions.trimmingOneLeadingSlash) }
-        return String((restoredOptions + "/plain/" + Self.restoringSchemeSlashes(plain)).trimmingOneLeadingSlash)
+        var restored: [UInt8] = []
+        restored.reserveCapacity(bytes.count + 3)
+        appendRestoringColons(options, to: &restored)
+        if let plain {
+            restored += plainMarker
+            appendRestoringSchemeSlashes(plain, to: &restored)
+        }
+        let start = restored.first == UInt8(ascii: "/") ? 1 : 0
+        return String(decoding: restored[start...], as: UTF8.self)
+    }
+
+    /// `bytes` with every `%3A` (as imgproxy writes it: upper case only) turned back into `:`.
+    private static func appendRestoringColons(_ bytes: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+               bytes[index + 1] == UInt8(ascii: "3"), bytes[index + 2] == UInt8(ascii: "A") {
+                out.append(UInt8(ascii: ":"))
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
     }
 
     /// `scheme:/rest` → `scheme://rest` (`local:///rest` for local sources), at the last `:/`
-    /// not followed by `/` within the source's first run of non-space characters: imgproxy's
-    /// rule (a greedy `^(\S+):/([^/])`), kept as it is so both read a URL the same.
-    private static func restoringSchemeSlashes(_ source: Substring) -> String {
-        let characters = Array(source)
-        let run = characters.firstIndex(where: \.isWhitespace) ?? characters.count
-        var colon = min(run, characters.count - 3)
-        while colon >= 1 {
-            if characters[colon] == ":", characters[colon + 1] == "/", characters[colon + 2] != "/" { break }
+    /// not followed by `/` within the source's first run of non-space bytes: imgproxy's rule (a
+    /// greedy `^(\S+):/([^/])`, whose `\S` is Go's: not a space, tab, line feed, form feed or
+    /// carriage return), kept as it is so both read a URL the same.
+    private static func appendRestoringSchemeSlashes(_ source: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        let spaces: [UInt8] = [0x20, 0x09, 0x0A, 0x0C, 0x0D]
+        let start = source.startIndex
+        let run = source.firstIndex(where: spaces.contains) ?? source.endIndex
+        var colon = min(run, source.endIndex - 3)
+        while colon >= start + 1 {
+            if source[colon] == UInt8(ascii: ":"), source[colon + 1] == UInt8(ascii: "/"), source[colon + 2] != UInt8(ascii: "/") { break }
             colon -= 1
         }
-        guard colon >= 1 else { return String(source) }
-        let scheme = String(characters[..<colon])
-        let slashes = scheme == "local" ? ":///" : "://"
-        return scheme + slashes + String(characters[(colon + 2)...])
+        guard colon >= start + 1 else {
+            out += source
+            return
+        }
+        let scheme = source[start..<colon]
+        out += scheme
+        out += scheme.elementsEqual("local".utf8) ? Array(":///".utf8) : Array("://".utf8)
+        out += source[(colon + 2)...]
     }
-}
 
-private extension StringProtocol {
-    /// Without one leading `/`, if it has one.
-    var trimmingOneLeadingSlash: SubSequence {
-        hasPrefix("/") ? dropFirst() : self[...]
+    /// Where `pattern` first occurs in `bytes`.
+    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        var index = 0
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
+            index += 1
+        }
+        return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LoupeCodecs
+import LoupeLoading
 import LoupeProcessing
 
 /// One imgproxy URL path, split and parsed: `/%signature/%options/plain/%source@%extension` or
@@ -69,7 +70,7 @@ public struct ImgproxyURL: Sendable, Equatable {
                 encoded = String(rest[..<at])
                 extensionName = String(rest[rest.index(after: at)...])
             }
-            guard let decoded = encoded.removingPercentEncoding, !decoded.isEmpty else {
+            guard let decoded = PercentDecoding.string(encoded), !decoded.isEmpty else {
                 throw .badURL("the plain source is not valid percent-encoding")
             }
             source = parsing.source(decoded)

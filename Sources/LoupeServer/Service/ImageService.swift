@@ -178,7 +178,7 @@ final class ImageService: Sendable {
                     lastModified: local?.attributes.modified,
                     watermark: mark, cost: cost, maximumFrames: frames, resultLimit: settings.maximumResultDimension,
                     pipelineKey: local?.pipelineKey,
-                    localETag: validatorPolicy.etag != .origin ? nil : local.map { "\"" + Hex.string(Digest.sha256(Data($0.pipelineKey.utf8)).prefix(16)) + "\"" },
+                    localETag: validatorPolicy.etag != .origin ? nil : local.map { "\"" + Hex.string(Digest.sha256(utf8: $0.pipelineKey).prefix(16)) + "\"" },
                     thumborMeta: parsed.meta, missingSource: missing)
     }
 
@@ -469,7 +469,7 @@ final class ImageService: Sendable {
     }
 
     static func digest(_ text: String) -> String {
-        Hex.string(Digest.sha256(Data(text.utf8)))
+        Hex.string(Digest.sha256(utf8: text))
     }
 }
 
