@@ -185,15 +185,28 @@ extension ServiceEndpoints {
     /// A download name: the source's last path component with the result's extension, reduced
     /// to characters safe in a quoted header value.
     static func fileName(for url: URL, format: ImageFormat) -> String {
-        // The last path component without its extension, cut from the decoded path as text:
-        // `URL`'s path-component methods each parse the URL again, on every response.
-        let path = url.path
-        var stem = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
-        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = stem[..<dot] }
-        let safe = String(String.UnicodeScalarView(stem.unicodeScalars.lazy.filter { scalar in
-            scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                               || scalar == "-" || scalar == "_" || scalar == ".")
-        }.prefix(100)))
-        return (safe.isEmpty ? "image" : safe) + "." + format.fileExtension
+        // The last path component without its extension, cut from the decoded path as bytes:
+        // `URL`'s path-component methods each parse the URL again, and a lazy filter over
+        // Unicode scalars ran as unspecialised generic code, on every response.
+        let path = Array(url.path.utf8)
+        let start = path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        var end = path.endIndex
+        if let dot = path[start...].lastIndex(of: UInt8(ascii: ".")), dot != start { end = dot }
+        var safe: [UInt8] = []
+        for byte in path[start..<end] where isSafeInFileName(byte) {
+            safe.append(byte)
+            if safe.count == 100 { break }
+        }
+        return (safe.isEmpty ? "image" : String(decoding: safe, as: UTF8.self)) + "." + format.fileExtension
+    }
+
+    /// ASCII letters and digits, `-`, `_` and `.`: a byte of a UTF-8 name kept in a download name
+    /// (every byte of a non-ASCII character is above 0x7F, so the character is dropped whole).
+    private static func isSafeInFileName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+        default: false
+        }
     }
 }
