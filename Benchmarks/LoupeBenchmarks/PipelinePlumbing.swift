@@ -1,5 +1,6 @@
 import Foundation
 import Loupe
+import LoupeCaching
 import LoupeCodecs
 
 /// `LoupeBenchmarks pipeline-plumbing`: the pipeline's thumbnail path with the network taken
@@ -10,7 +11,9 @@ import LoupeCodecs
 /// The pipeline loads from a ``MemoryDataLoader`` (bytes at once, through the data stage's
 /// network queue as an HTTP load would), with no memory or disk cache; every URL is distinct,
 /// so every load runs every stage. At concurrency 1 and 32, variants interleaved run by run
-/// (A B A B), process CPU per load; then thumbnails/s with 1 and 2 processing workers.
+/// (A B A B), process CPU per load; then thumbnails/s with 1 and 2 processing workers. Beside
+/// the bare decode, the same with only the hop the pipeline makes to run it off the cooperative
+/// pool (a processing queue's worker thread), and with a hop to a Dispatch worker instead.
 /// `pipeline-instructions` counts the same comparison in instructions.
 enum PipelinePlumbing {
     private static let imageCount = 8
@@ -31,7 +34,8 @@ enum PipelinePlumbing {
         for concurrency in [1, 32] {
             _ = try await comparison.compare("concurrency \(concurrency)", [
                 bareVariant(images, concurrency: concurrency),
-                bareVariant(images, concurrency: concurrency, offPool: true),
+                bareVariant(images, concurrency: concurrency, hop: .dispatch),
+                bareVariant(images, concurrency: concurrency, hop: .processingQueue),
                 pipelineVariant(images, concurrency: concurrency),
             ])
         }
@@ -45,19 +49,40 @@ enum PipelinePlumbing {
             ideal: "ideal 2×, \(ProcessInfo.processInfo.activeProcessorCount) cores")
     }
 
-    /// The bare stages; with `offPool`, each load's decode + resize runs on a Dispatch worker
-    /// thread as the pipeline's does, and nothing else of the pipeline: what the hop alone costs.
-    private static func bareVariant(_ images: [Data], concurrency: Int, offPool: Bool = false) -> InterleavedComparison.Variant {
+    /// Where a bare variant's decode + resize runs.
+    private enum Hop {
+        /// On the calling task's thread.
+        case none
+        /// On a Dispatch worker thread.
+        case dispatch
+        /// Through a processing queue (as many slots as the pipeline's by default) on its worker
+        /// threads: the hop the pipeline itself makes, and nothing else of the pipeline.
+        case processingQueue
+    }
+
+    /// The bare stages, on the calling thread or after only a hop (`hop`): what the hop alone costs.
+    private static func bareVariant(_ images: [Data], concurrency: Int, hop: Hop = .none) -> InterleavedComparison.Variant {
         let decoder = ImageDecoder()
-        let name = offPool ? "bare, each on a Dispatch worker, concurrency \(concurrency)" : "bare decode + 256 px, concurrency \(concurrency)"
+        let name = switch hop {
+        case .none: "bare decode + 256 px, concurrency \(concurrency)"
+        case .dispatch: "bare, each on a Dispatch worker, concurrency \(concurrency)"
+        case .processingQueue: "bare, each on a processing worker, concurrency \(concurrency)"
+        }
         return InterleavedComparison.Variant(name: name) {
-            InterleavedComparison.Run {
+            // As many slots as the pipeline's processing queue has by default: one a core.
+            let queue = WorkQueue(maximumConcurrency: ProcessInfo.processInfo.activeProcessorCount)
+            return InterleavedComparison.Run {
                 try await PipelineBenchmark.forEach(Array(0..<loads), concurrency: concurrency) { index in
                     let data = images[index % images.count]
-                    if offPool {
-                        blackHole(try await runOffCooperativePool { try PipelineBenchmark.bareThumbnail(data, decoder: decoder) })
-                    } else {
+                    switch hop {
+                    case .none:
                         blackHole(try PipelineBenchmark.bareThumbnail(data, decoder: decoder))
+                    case .dispatch:
+                        blackHole(try await runOffCooperativePool { try PipelineBenchmark.bareThumbnail(data, decoder: decoder) })
+                    case .processingQueue:
+                        blackHole(try await queue.runOffPool(priority: LoadPriority(.medium)) {
+                            try PipelineBenchmark.bareThumbnail(data, decoder: decoder)
+                        })
                     }
                 }
             }
