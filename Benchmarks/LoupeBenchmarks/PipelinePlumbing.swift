@@ -55,8 +55,8 @@ enum PipelinePlumbing {
         case none
         /// On a Dispatch worker thread.
         case dispatch
-        /// Through a processing queue (as many slots as the pipeline's by default) on its worker
-        /// threads: the hop the pipeline itself makes, and nothing else of the pipeline.
+        /// Through a processing queue on its worker threads: the hop the pipeline itself makes,
+        /// and nothing else of the pipeline.
         case processingQueue
     }
 
