@@ -4,11 +4,15 @@ Usage: colorthief_reference.py PIXEL_DIR FILE...
 
 For every FILE prints (as one JSON list on stdout) what colorthief 0.2.1 computes on it, and
 writes the RGBA pixels colorthief reads (Pillow's `convert('RGBA')`, full size, before EXIF
-orientation) to PIXEL_DIR/<n>.rgba so the Swift test can quantize exactly the same pixels.
-A file Pillow cannot open is an error (non-zero exit), never a silent gap.
+orientation) to PIXEL_DIR/<n>.rgba (n: the file's place among FILE...) so the Swift test can
+quantize exactly the same pixels. A file Pillow cannot open is an error (non-zero exit), never a
+silent gap.
+
+One process, one file at a time: the test runs one of these per core on its share of the files.
+(A multiprocessing pool here hung past the test's bound in CI's release step; separate processes
+need no fork in Python, and one that dies is an exit status the test sees.)
 """
 import json
-import multiprocessing
 import os
 import sys
 
@@ -61,13 +65,7 @@ def reference(job):
 
 def main():
     pixel_dir, files = sys.argv[1], sys.argv[2:]
-    jobs = [(pixel_dir, n, path) for n, path in enumerate(files)]
-    # One process per core, a file at a time (sizes differ a thousandfold): colorthief is pure
-    # Python, minutes of one core for the corpus. Forked workers keep the patched quantize;
-    # results come back in the files' order.
-    with multiprocessing.Pool(processes=os.cpu_count() or 1) as pool:
-        results = pool.map(reference, jobs, chunksize=1)
-    json.dump(results, sys.stdout)
+    json.dump([reference((pixel_dir, n, path)) for n, path in enumerate(files)], sys.stdout)
 
 
 if __name__ == "__main__":

@@ -59,9 +59,8 @@ import LoupeTestSupport
         #expect(lossless.count > 50 && jpegs.count > 20, "corpus looks incomplete: \(lossless.count) lossless, \(jpegs.count) JPEG")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try await PythonReference.run("colorthief_reference.py", arguments: [directory.path] + lossless + jpegs)
-        let references = try JSONDecoder().decode([Reference].self, from: output)
-        try #require(references.count == lossless.count + jpegs.count)
+        let references = try await Self.references(for: lossless + jpegs, pixelsIn: directory)
+        try #require(references.map(\.file) == lossless + jpegs)
 
         // Minutes of CPU in a debug build: off the cooperative pool (see PythonReference).
         let (samePixelFailures, decoderFailures, checkedColors, noPixelFiles) = try await offCooperativePool {
@@ -70,6 +69,34 @@ import LoupeTestSupport
         #expect(samePixelFailures.isEmpty, "\(samePixelFailures.count) mismatches on Pillow's pixels:\n\(samePixelFailures.joined(separator: "\n"))")
         #expect(decoderFailures.isEmpty, "\(decoderFailures.count) mismatches on our decode:\n\(decoderFailures.joined(separator: "\n"))")
         #expect(checkedColors > 70 && noPixelFiles >= 1)
+    }
+
+    /// colorthief's results for `files`, in their order: one reference process per core, each on
+    /// a share of the files about as large as the others (colorthief is pure Python, minutes of
+    /// one core for the corpus, and the files' sizes differ a thousandfold).
+    private static func references(for files: [String], pixelsIn directory: URL) async throws -> [Reference] {
+        let shareCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var shares = Array(repeating: (bytes: 0, files: [String]()), count: shareCount)
+        let sizes = try files.map { try Repository.root.appendingPathComponent($0).resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0 }
+        for (file, size) in zip(files, sizes).sorted(by: { $0.1 > $1.1 }) {
+            let smallest = shares.indices.min { shares[$0].bytes < shares[$1].bytes } ?? 0
+            shares[smallest].bytes += size
+            shares[smallest].files.append(file)
+        }
+        let found = try await withThrowingTaskGroup(of: [Reference].self) { group in
+            for (index, share) in shares.enumerated() where !share.files.isEmpty {
+                let pixels = directory.appendingPathComponent("\(index)")
+                try FileManager.default.createDirectory(at: pixels, withIntermediateDirectories: true)
+                group.addTask {
+                    let output = try await PythonReference.run("colorthief_reference.py", arguments: [pixels.path] + share.files)
+                    return try JSONDecoder().decode([Reference].self, from: output)
+                }
+            }
+            return try await group.reduce(into: [String: Reference]()) { found, references in
+                for reference in references { found[reference.file] = reference }
+            }
+        }
+        return files.compactMap { found[$0] }
     }
 
     /// Both comparisons for every file: failures on Pillow's pixels, failures on our decode,

@@ -136,7 +136,14 @@ package final class ChildProcess: Sendable {
         let (finished, state) = child.condition.wait(until: deadline) { $0.exit != nil && $0.outputEnded && $0.errorEnded }
         guard finished else {
             child.kill()
-            throw FixtureError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+            // What was still missing tells a hung child from one whose exit or pipes were lost.
+            let waitingFor = [state.exit == nil ? "its exit" : nil, state.outputEnded ? nil : "the end of its output",
+                              state.errorEnded ? nil : "the end of its standard error"].compactMap { $0 }
+            throw FixtureError("""
+                \(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout) \
+                (still waiting for \(waitingFor.joined(separator: ", ")); \(state.output.count) bytes of output); \
+                standard error so far: \(String(decoding: state.error.suffix(2_000), as: UTF8.self))
+                """)
         }
         guard let exit = state.exit else { throw FixtureError("\(executable.lastPathComponent) ended without an exit status") }
         return Outcome(exit: exit, output: state.output, error: state.error)
