@@ -316,7 +316,9 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
     func startInline(_ flight: Flight, key: Key, priority: TaskPriority) {
         let id = flight.id
         let loadPriority = self.loadPriority(of: key, flight: id, fallback: priority)
-        let task = Task.immediateDetached(priority: priority) { [self] in
+        // Preferring WorkerHandoff: resumed by a worker at the end of its off-pool work, the load
+        // goes on on that worker instead of waking a thread of the pool.
+        let task = Task.immediateDetached(priority: priority, executorPreference: WorkerHandoff.shared) { [self] in
             await run(key, flight: id, priority: loadPriority)
         }
         let abandoned = flights.withLock { flights -> Bool in
@@ -358,7 +360,8 @@ public final class SingleFlightLoader<Key: Hashable & Sendable, Value: Sendable>
         if startsTask {
             let loadPriority = loadPriority(of: key, flight: id, fallback: priority)
             // Detached: the load is shared, so it must not inherit the first caller's task-locals.
-            flight.task = Task.detached(priority: priority) { [self] in
+            // Preferring WorkerHandoff as in `startInline`.
+            flight.task = Task.detached(executorPreference: WorkerHandoff.shared, priority: priority) { [self] in
                 await run(key, flight: id, priority: loadPriority)
             }
         }

@@ -212,7 +212,8 @@ package final class WorkQueue: Sendable {
 
     /// Runs `job` on a worker thread, then, on the same thread, every job that its slot
     /// can start next. Each job's slot is freed before its caller is resumed (as `run` frees it
-    /// before returning), and its caller is resumed before the next job runs.
+    /// before returning), and its caller is resumed before the next job runs — on this thread
+    /// when the caller is a loader's load (``WorkerHandoff``).
     private func startOnWorker(_ job: any OffPoolJob) {
         WorkerThreads.shared.start { [self] in
             var next: (any OffPoolJob)? = job
@@ -220,7 +221,13 @@ package final class WorkQueue: Sendable {
                 job.perform(cancelled: false)
                 state.withLock { $0.running -= 1 }
                 next = dispatch(keepingOneJob: true)
-                job.resume()
+                WorkerHandoff.resumingHere { job.resume() }
+                // This thread runs next the work its resumed loads started; the queue's next job
+                // goes to another.
+                if WorkerHandoff.keepsWork, let kept = next {
+                    startOnWorker(kept)
+                    next = nil
+                }
             }
         }
     }

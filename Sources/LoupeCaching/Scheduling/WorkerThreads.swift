@@ -37,8 +37,10 @@ final class WorkerThreads: @unchecked Sendable {
     }
 
     /// Runs `work` on one of the threads, starting one if none is idle and fewer than `limit`
-    /// run; else it waits for the first thread that frees up.
+    /// run; else it waits for the first thread that frees up. Work that a load handed back to
+    /// a worker thread starts runs next on that thread (``WorkerHandoff``).
     func start(_ work: @escaping @Sendable () -> Void) {
+        if WorkerHandoff.keepForThisThread(work) { return }
         condition.lock()
         pending.append(work)
         let spawn = idle < pending.count && running < limit
@@ -53,7 +55,10 @@ final class WorkerThreads: @unchecked Sendable {
     }
 
     private func loop() -> Never {
-        while true { next()() }
+        while true {
+            next()()
+            WorkerHandoff.runKeptWork()
+        }
     }
 
     /// The next work, waiting for it as long as it takes: the threads are few and shared, so they
