@@ -78,15 +78,26 @@ struct InterleavedComparison {
                               Measurement.median(of: rate), rate.min() ?? 0, rate.max() ?? 0,
                               Measurement.median(of: system), Measurement.median(of: switches), Measurement.median(of: faults))
             if variant.name != variants[0].name {
-                let cpuRatios = zip(runs, reference).map { ($0.cpu / $1.cpu - 1) * 100 }
-                let wallRatios = zip(runs, reference).map { ($0.wall / $1.wall - 1) * 100 }
-                line += String(format: "\n      per pair vs %@: CPU %+.1f %% (pairs %+.1f … %+.1f), time %+.1f %% (%+.1f … %+.1f)",
-                               variants[0].name, Measurement.median(of: cpuRatios), cpuRatios.min() ?? 0, cpuRatios.max() ?? 0,
-                               Measurement.median(of: wallRatios), wallRatios.min() ?? 0, wallRatios.max() ?? 0)
+                line += "\n      per pair vs \(variants[0].name): " + Self.pairs(runs, over: reference)
             }
             print(line)
         }
         print("  load average before: \(loadBefore), after: \(PipelineBenchmark.loadAverage())")
+    }
+
+    /// Prints `runs` against `reference` (a variant other than the comparison's first),
+    /// pair by pair, under `label`.
+    static func printPairs(_ label: String, _ runs: [Sample], over reference: [Sample]) {
+        print("      \(label): " + pairs(runs, over: reference))
+    }
+
+    /// The median and spread of each round's CPU and wall-clock ratio of `runs` over `reference`.
+    private static func pairs(_ runs: [Sample], over reference: [Sample]) -> String {
+        let cpuRatios = zip(runs, reference).map { ($0.cpu / $1.cpu - 1) * 100 }
+        let wallRatios = zip(runs, reference).map { ($0.wall / $1.wall - 1) * 100 }
+        return String(format: "CPU %+.1f %% (pairs %+.1f … %+.1f), time %+.1f %% (%+.1f … %+.1f)",
+                      Measurement.median(of: cpuRatios), cpuRatios.min() ?? 0, cpuRatios.max() ?? 0,
+                      Measurement.median(of: wallRatios), wallRatios.min() ?? 0, wallRatios.max() ?? 0)
     }
 
     /// Prints, per pair of rounds, how many times faster `faster` ran than `slower` (wall clock).

@@ -13,7 +13,8 @@ import LoupeCodecs
 /// so every load runs every stage. At concurrency 1 and 32, variants interleaved run by run
 /// (A B A B), process CPU per load; then thumbnails/s with 1 and 2 processing workers. Beside
 /// the bare decode, the same with only the hop the pipeline makes to run it off the cooperative
-/// pool (a processing queue's worker thread), and with a hop to a Dispatch worker instead.
+/// pool (a processing queue's worker thread), and with a hop to a Dispatch worker instead; and
+/// the pipeline over the former, which is its plumbing beyond the hop it must make.
 /// `pipeline-instructions` counts the same comparison in instructions.
 enum PipelinePlumbing {
     private static let imageCount = 8
@@ -32,12 +33,17 @@ enum PipelinePlumbing {
                      loads, imageCount, images.map(\.count).min() ?? 0, images.map(\.count).max() ?? 0, rounds))
         let comparison = InterleavedComparison(rounds: rounds, loadsPerRun: loads)
         for concurrency in [1, 32] {
-            _ = try await comparison.compare("concurrency \(concurrency)", [
+            let samples = try await comparison.compare("concurrency \(concurrency)", [
                 bareVariant(images, concurrency: concurrency),
                 bareVariant(images, concurrency: concurrency, hop: .dispatch),
                 bareVariant(images, concurrency: concurrency, hop: .processingQueue),
                 pipelineVariant(images, concurrency: concurrency),
             ])
+            // The pipeline must make the processing hop (CPU work off the cooperative pool), so
+            // over that hop alone is what its own plumbing costs.
+            if samples.count == 4 {
+                InterleavedComparison.printPairs("pipeline per pair vs the bare decode on a processing worker", samples[3], over: samples[2])
+            }
         }
         let scaling = try await comparison.compare("scaling: processing workers, concurrency 32", [
             pipelineVariant(images, concurrency: 32, processing: 1),
