@@ -30,7 +30,10 @@ package final class RawHTTPConnection: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port`; each receive waits at most `receiveTimeout` for data (the
     /// default bounds "never", with room for a test process whose two cores are busy).
     package init(port: Int, receiveTimeout: Duration = .seconds(30)) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Stored only once connected: an initializer that throws after every property is set
+        // runs `deinit`, which would close the descriptor a second time, and by then its number
+        // may be another thread's file (seen: a disk cache segment read failing with EBADF).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         let seconds = receiveTimeout.components.seconds
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(receiveTimeout.components.attoseconds / 1_000_000_000_000))
@@ -47,6 +50,7 @@ package final class RawHTTPConnection: @unchecked Sendable {
             close(fd)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .ECONNREFUSED)
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -151,6 +151,23 @@ import Testing
         #expect(stats.coalescedRequests + stats.memoryHits == 950)
     }
 
+    /// The window the test above once fell into (release build, CI): a request looks in the
+    /// memory cache, the load it would have joined stores its image there and ends, then the
+    /// request asks the final image stage, finding no load in flight.
+    @Test func aRequestArrivingAsItsLoadEndsIsAnsweredFromMemoryWithoutASecondLoad() async throws {
+        let (pipeline, _) = try makePipeline(folder: folder, date: date)
+        let request = ImageRequest(url: server.url("many/7.jpg"), thumbnail: 20)
+        #expect(try await pipeline.image(for: request).origin == .network)
+        let late = try await pipeline.finalImageStage.image(for: ImagePipeline.StageKey(request), priority: LoadPriority(.high))
+        #expect(late.origin == .memory && late.container.bitmap.width == 20)
+        let stats = pipeline.statistics
+        #expect(stats.loadsStarted == 1 && stats.dataLoads == 1 && stats.diskHits == 0)
+        // A request that may not read the memory cache still loads.
+        let reload = ImageRequest(url: server.url("many/7.jpg"), thumbnail: 20, cachePolicy: .reloadIgnoringCaches)
+        #expect(try await pipeline.finalImageStage.image(for: ImagePipeline.StageKey(reload), priority: LoadPriority(.high)).origin == .network)
+        #expect(pipeline.statistics.loadsStarted == 2)
+    }
+
     @Test func aCustomCacheKeyMakesTwoURLsOneImage() async throws {
         let (pipeline, _) = try makePipeline(folder: folder, date: date)
         let first = ImageRequest(url: try #require(URL(string: server.url("photo.jpg").absoluteString + "?sig=a")), cacheKey: "photo")

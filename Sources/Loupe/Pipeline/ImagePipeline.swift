@@ -337,7 +337,7 @@ public final class ImagePipeline: Sendable {
     /// were a sixth of the hit). On a miss the clock starts after the lookup, whose fraction of a
     /// microsecond the total then leaves out.
     func memoryHit(for request: ImageRequest) -> ImageResponse? {
-        guard request.cachePolicy.readsMemory, !request.cacheUse.options.contains(.skipMemoryCacheRead), let memoryCache,
+        guard request.cachePolicy.readsMemory(request.cacheUse), let memoryCache,
               let hit = memoryCache.value(forKey: ImageKey(request))
         else {
             recorder.record(.memoryMisses)
@@ -396,10 +396,10 @@ public final class ImagePipeline: Sendable {
 }
 
 extension ImageRequest.CachePolicy {
-    /// Whether a request may be answered from the memory cache.
-    var readsMemory: Bool {
+    /// Whether a request with this policy and `use` may be answered from the memory cache.
+    func readsMemory(_ use: ImageRequest.CacheUse) -> Bool {
         switch self {
-        case .useCache, .returnCacheDataDontLoad: true
+        case .useCache, .returnCacheDataDontLoad: !use.options.contains(.skipMemoryCacheRead)
         case .reloadIgnoringCaches, .revalidate: false
         }
     }

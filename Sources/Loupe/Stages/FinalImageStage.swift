@@ -4,7 +4,8 @@ import LoupeCodecs
 
 /// The final image stage, the top of a request's path after the memory cache: the processed
 /// image (from the disk cache when processed images are stored there), stored in the memory
-/// cache before its load ends, so no request can miss both the cache and the load. One load
+/// cache before its load ends, and looked up there again when a load starts, so no request
+/// that may read the cache loads an image twice. One load
 /// per (data key, thumbnail, processors, cache policy). A failure is logged here, in the work
 /// every request for the image shares, so ten requests waiting for one missing image log one
 /// line (each still counts in statistics).
@@ -45,6 +46,11 @@ final class FinalImageStage: Sendable {
         var configuration: ImagePipeline.Configuration { context.configuration }
 
         func image(for key: StageKey, priority: LoadPriority) async throws -> StagedImage {
+            // The pipeline looks in the memory cache before it asks this stage's loader, and a
+            // load stores its image there before its flight ends: a request that looked before
+            // the store and asked after the end starts this load, and is answered here (it
+            // counts as having joined that load).
+            if let justStored = memoryCopy(key) { return justStored }
             context.recorder.record(.loadsStarted)
             let staged: StagedImage
             if let stored = try await storedProcessedImage(key, priority: priority) {
@@ -61,6 +67,16 @@ final class FinalImageStage: Sendable {
             cached.reservation = nil
             memoryCache?.setValue(cached, forKey: key.image, cost: staged.container.cost, timeToLive: key.cacheUse.lifetime)
             return staged
+        }
+
+        /// The memory cache's copy of `key`'s image, when the request may read it.
+        private func memoryCopy(_ key: StageKey) -> StagedImage? {
+            guard key.cachePolicy.readsMemory(key.cacheUse), var copy = memoryCache?.value(forKey: key.image)
+            else { return nil }
+            copy.origin = .memory
+            copy.isRevalidated = false
+            copy.timings = ImageTimings()
+            return copy
         }
 
         // MARK: Processed images on disk
