@@ -11,7 +11,7 @@ import Testing
 /// pixels, for every geometry option (imgproxy's scale-on-load, with libjpeg-turbo's finer
 /// steps), and the result is the same size as from the full decode and close to it in pixels.
 ///
-/// One case at a time: each decodes a 2000×1500 photo in full as its reference, on the worker
+/// One case at a time: each decodes a 1000×750 photo in full as its reference, on the worker
 /// threads the whole test process shares. Run in parallel (tried under ThreadSanitizer), the
 /// cases held those threads long enough for the other suites' requests to reach their deadlines
 /// (504s across the service group).
@@ -29,7 +29,7 @@ import Testing
             source: jpeg)
     }
 
-    /// One URL's options on a 2000×1500 photo: the decode's size the pipeline logs, the result's
+    /// One URL's options on a 1000×750 photo: the decode's size the pipeline logs, the result's
     /// size, and the result against the same geometry on the full decode.
     struct Case: CustomStringConvertible, Sendable {
         let options: String
@@ -43,32 +43,32 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case("rs:fill:300:300/g:ce", decoded: "500x375", result: "300x300",
-             "fill scales by the larger share (300/1500 = 0.2): 2/8 is the smallest eighth not below it"),
-        Case("rs:fill:150:150/dpr:2", decoded: "500x375", result: "300x300", "dpr multiplies the scale before the decode is chosen"),
-        Case("c:1000:1000/rs:fit:250:250", decoded: "500x375", result: "250x250",
-             "a crop is cut in the source's pixels: the scale is 250/1000, of the crop"),
-        Case("c:800:600:nowe:100:50/rs:fill:200:200", decoded: "750x563", result: "200x200",
-             "a crop's gravity offsets are the source's pixels, mapped onto the decode (200/600 needs 3/8)"),
-        Case("c:0.5:0.5:fp:0.2:0.7/rs:fill:300:200", decoded: "750x563", result: "300x200",
-             "a relative crop at a focus point: 300/1000 = 0.3 needs 3/8"),
-        Case("rs:fit:400:400/ex:1", decoded: "500x375", result: "400x400", "extend adds canvas, not detail"),
-        Case("rs:fit:400:400/pd:10", decoded: "500x375", result: "420x320", "padding adds canvas, not detail"),
-        Case("rs:fit:600:300", decoded: "500x375", result: "400x300",
-             "a non-square fit box: the height binds (300/1500), not the longest side (600/2000 would need 3/8)"),
-        Case("rot:90/rs:fit:300:300", decoded: "500x375", result: "225x300",
-             "rotate: the box applies to the turned image (300/2000 = 0.15 needs 2/8)"),
-        Case("rs:fill:300:300/g:sm", decoded: "500x375", result: "300x300", "a smart cut after the scale runs on scaled pixels"),
-        Case("h:300/mw:600", decoded: "750x563", result: "600x300", "min-width raises the scale (600/2000 needs 3/8), then the cut to the height"),
-        Case("rs:fill:1000:1000", decoded: "1500x1125", result: "1000x1000", "fill by 1000/1500 needs 6/8"),
-        Case("c:500:500", decoded: "2000x1500", result: "500x500", "a crop alone needs every pixel"),
-        Case("t:10/rs:fit:300:300", decoded: "2000x1500", result: "300x225", "trim reads the source's own pixels: full decode"),
-        Case("c:400:400:sm/rs:fit:100:100", decoded: "2000x1500", result: "100x100", "a smart crop reads the source's pixels: full decode"),
+        Case("rs:fill:150:150/g:ce", decoded: "250x188", result: "150x150",
+             "fill scales by the larger share (150/750 = 0.2): 2/8 is the smallest eighth not below it"),
+        Case("rs:fill:75:75/dpr:2", decoded: "250x188", result: "150x150", "dpr multiplies the scale before the decode is chosen"),
+        Case("c:500:500/rs:fit:125:125", decoded: "250x188", result: "125x125",
+             "a crop is cut in the source's pixels: the scale is 125/500, of the crop"),
+        Case("c:400:300:nowe:50:25/rs:fill:100:100", decoded: "375x282", result: "100x100",
+             "a crop's gravity offsets are the source's pixels, mapped onto the decode (100/300 needs 3/8)"),
+        Case("c:0.5:0.5:fp:0.2:0.7/rs:fill:150:100", decoded: "375x282", result: "150x100",
+             "a relative crop at a focus point: 150/500 = 0.3 needs 3/8"),
+        Case("rs:fit:200:200/ex:1", decoded: "250x188", result: "200x200", "extend adds canvas, not detail"),
+        Case("rs:fit:200:200/pd:5", decoded: "250x188", result: "210x160", "padding adds canvas, not detail"),
+        Case("rs:fit:300:150", decoded: "250x188", result: "200x150",
+             "a non-square fit box: the height binds (150/750), not the longest side (300/1000 would need 3/8)"),
+        Case("rot:90/rs:fit:150:150", decoded: "250x188", result: "113x150",
+             "rotate: the box applies to the turned image (150/1000 = 0.15 needs 2/8)"),
+        Case("rs:fill:150:150/g:sm", decoded: "250x188", result: "150x150", "a smart cut after the scale runs on scaled pixels"),
+        Case("h:150/mw:300", decoded: "375x282", result: "300x150", "min-width raises the scale (300/1000 needs 3/8), then the cut to the height"),
+        Case("rs:fill:500:500", decoded: "750x563", result: "500x500", "fill by 500/750 needs 6/8"),
+        Case("c:250:250", decoded: "1000x750", result: "250x250", "a crop alone needs every pixel"),
+        Case("t:10/rs:fit:150:150", decoded: "1000x750", result: "150x113", "trim reads the source's own pixels: full decode"),
+        Case("c:200:200:sm/rs:fit:50:50", decoded: "1000x750", result: "50x50", "a smart crop reads the source's pixels: full decode"),
     ]
 
     static let photo: Result<Data, any Error> = Result {
         let decoded = try ImageDecoder().decode(Corpus.data("skimage/chelsea.png"))
-        let bitmap = try ImageProcessors.Resize(width: 2000, height: 1500, mode: .exact, allowsUpscaling: true).process(decoded.bitmap)
+        let bitmap = try ImageProcessors.Resize(width: 1000, height: 750, mode: .exact, allowsUpscaling: true).process(decoded.bitmap)
         return try ImageEncoder().encode(bitmap, as: .jpeg(quality: 90))
     }
 
@@ -91,14 +91,14 @@ import Testing
     /// thumbor's geometry decodes smaller too, as thumbor's own PIL engine drafts a JPEG to its
     /// resize: the crops are the source's pixels, mapped onto the decode.
     @Test(arguments: [
-        Case("fit-in/400x400", decoded: "500x375", result: "400x300", "fit-in by 400/2000 = 0.2: 2/8"),
-        Case("300x200", decoded: "500x375", result: "300x200", "the cut to 3:2 (2000x1333) resized by 200/1333: 2/8"),
-        Case("100x100:1100x900/fit-in/250x250", decoded: "500x375", result: "250x200", "a manual crop of 1000x800, fit by 250/1000: 2/8"),
-        Case("-300x200/filters:grayscale()", decoded: "500x375", result: "300x200", "a flip and a filter after the resize add no detail"),
-        Case("0x750", decoded: "1000x750", result: "1000x750", "half the height: 4/8"),
-        Case("trim/300x200", decoded: "2000x1500", result: "300x200", "trim reads the source's own pixels: full decode"),
-        Case("300x200/smart", decoded: "2000x1500", result: "300x200", "smart detects on the source's pixels: full decode"),
-        Case("100x100:300x300", decoded: "2000x1500", result: "200x200", "a crop alone needs every pixel"),
+        Case("fit-in/200x200", decoded: "250x188", result: "200x150", "fit-in by 200/1000 = 0.2: 2/8"),
+        Case("150x100", decoded: "250x188", result: "150x100", "the cut to 3:2 (1000x667) resized by 100/667: 2/8"),
+        Case("50x50:550x450/fit-in/125x125", decoded: "250x188", result: "125x100", "a manual crop of 500x400, fit by 125/500: 2/8"),
+        Case("-150x100/filters:grayscale()", decoded: "250x188", result: "150x100", "a flip and a filter after the resize add no detail"),
+        Case("0x375", decoded: "500x375", result: "500x375", "half the height: 4/8"),
+        Case("trim/150x100", decoded: "1000x750", result: "150x100", "trim reads the source's own pixels: full decode"),
+        Case("150x100/smart", decoded: "1000x750", result: "150x100", "smart detects on the source's pixels: full decode"),
+        Case("50x50:150x150", decoded: "1000x750", result: "100x100", "a crop alone needs every pixel"),
     ])
     func thumborGeometryDecodesAtTheScaleItsResizeNeeds(_ item: Case) async throws {
         let options = try ThumborURL(path: "/unsafe/\(item.options)/photo.jpg").options
@@ -139,12 +139,12 @@ import Testing
         let geometry = try #require(request.processors.first)
         let full = try await pipeline.image(for: ImageRequest(url: file, processors: [FullDecode(geometry: geometry)])).container.bitmap
         #expect(full.width == image.width && full.height == image.height, "\(item)")
-        // libjpeg's DCT scaling is itself a good filter: these cases measured 0.2 to 1.6 levels
-        // of mean difference (0 where the decode is full size; the most for the detailed
-        // 428×640 photo at 2/8); a misplaced cut or a wrong scale moves whole edges and costs
-        // far more.
+        // libjpeg's DCT scaling is itself a good filter: these cases measured 0.2 to 2.9 levels
+        // of mean difference (0 where the decode is full size; the most where a crop's edge falls
+        // between two pixels of a 2/8 decode). A cut one pixel of the decode off, or a wrong
+        // scale, moves whole edges: a 500x500 crop 4 or 5 source pixels off measured 6.3 to 8.4.
         let difference = PixelDifference(image, full)
-        #expect(difference.mean <= 2, "\(item): mean \(difference.mean), max \(difference.maximum)")
+        #expect(difference.mean <= 4, "\(item): mean \(difference.mean), max \(difference.maximum)")
     }
 
     /// The geometry, hiding that it could run on a smaller decode.
