@@ -76,16 +76,14 @@ struct Resampler {
                                              into: accumulator)
                             }
                         }
-                        if opaque {
-                            storeOpaque(accumulator, into: out, row: y, width: outWidth)
-                        } else {
-                            store(accumulator, into: out, row: y, width: outWidth)
-                        }
+                        let rowStart = UnsafeMutableBufferPointer(rebasing: out[(y * outWidth * 4)..<((y + 1) * outWidth * 4)])
+                        if !opaque { Self.unpremultiply(accumulator) }
+                        FloatPixels.store(UnsafeBufferPointer(accumulator), opaque: opaque, into: rowStart)
                     }
                 }
             }
         }
-        // Every stored alpha is 255 when the source was opaque (storeOpaque).
+        // Every stored alpha is 255 when the source was opaque (`FloatPixels.store`).
         return opaque ? resampled.knownOpaque() : resampled
     }
 
@@ -120,39 +118,21 @@ struct Resampler {
         }
     }
 
-    /// Rounds a row of accumulated opaque pixels into 8-bit RGBA: nothing to un-premultiply.
-    private func storeOpaque(_ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<UInt8>,
-                             row: Int, width: Int) {
-        let base = row * width * 4
-        for x in 0..<width {
-            let p = pixels[x]
-            let o = base + x * 4
-            out[o] = Self.byte(p.x); out[o + 1] = Self.byte(p.y); out[o + 2] = Self.byte(p.z)
-            out[o + 3] = 255
-        }
-    }
-
-    /// Un-premultiplies a row of accumulated pixels into 8-bit straight RGBA.
-    private func store(_ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>, into out: UnsafeMutableBufferPointer<UInt8>,
-                       row: Int, width: Int) {
-        let base = row * width * 4
-        for x in 0..<width {
+    /// Turns a row of accumulated premultiplied pixels into straight colour and alpha, in place,
+    /// for `FloatPixels.store`: a pixel whose alpha rounds to 0 becomes all zeros.
+    private static func unpremultiply(_ pixels: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        for x in pixels.indices {
             let p = pixels[x]
             let alpha = min(max(p.w, 0), 255)
-            let o = base + x * 4
             guard alpha >= 0.5 else {
-                out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 0
+                pixels[x] = .zero
                 continue
             }
-            let rgb = p * (255 / alpha)
-            out[o] = Self.byte(rgb.x); out[o + 1] = Self.byte(rgb.y); out[o + 2] = Self.byte(rgb.z)
-            out[o + 3] = UInt8(alpha + 0.5)
+            var straight = p * (255 / alpha)
+            straight.w = alpha
+            pixels[x] = straight
         }
     }
-
-    /// A channel clamped to 0...255 and rounded half up.
-    @inline(__always)
-    private static func byte(_ value: Float) -> UInt8 { UInt8(min(max(value, 0), 255) + 0.5) }
 }
 
 /// Precomputed filter taps along one axis (Pillow's formulation: output pixel i centred at
@@ -261,21 +241,9 @@ private struct RowReader {
     func read(row: Int, columns: Range<Int>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         if factorX == 1, factorY == 1 {
             // No pre-reduction: premultiply straight from the bytes.
-            var at = row * bytesPerRow + columns.lowerBound * 4
-            if opaque {
-                for column in columns {
-                    out[column] = SIMD4<Float>(SIMD4<UInt8>(source[at], source[at &+ 1], source[at &+ 2], 255))
-                    at &+= 4
-                }
-                return
-            }
-            for column in columns {
-                let alpha = Float(source[at &+ 3])
-                // One vector conversion of the pixel's bytes (exact, as each channel's was).
-                let bytes = SIMD4<UInt8>(source[at], source[at &+ 1], source[at &+ 2], 255)
-                out[column] = SIMD4<Float>(bytes) * (alpha / 255)
-                at &+= 4
-            }
+            let at = row * bytesPerRow + columns.lowerBound * 4
+            FloatPixels.load(UnsafeBufferPointer(rebasing: source[at..<(at + columns.count * 4)]), count: columns.count, opaque: opaque,
+                             into: UnsafeMutableBufferPointer(rebasing: out[columns]))
             return
         }
         let top = row * factorY, bottom = min(height, top + factorY)
