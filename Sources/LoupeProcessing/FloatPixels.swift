@@ -10,10 +10,10 @@ import _Builtin_intrinsics.intel
 ///
 /// Swift's generic conversions between `SIMD4<Float>` and integer vectors call a function per
 /// lane, and the scalar conversion checks every channel for a trap: storing a resized row cost
-/// four fifths of filtering it horizontally. On x86-64 four pixels at a time go through SSE2 (baseline on every
-/// x86-64 CPU) with the same operations in the same order, so every byte and every float is the
-/// scalar formulas' to the bit; `FloatPixelsTests` holds the two paths to that. Elsewhere the
-/// scalar formulas run.
+/// nearly as much as filtering it. On x86-64 four pixels at a time go through SSE2 (baseline on
+/// every x86-64 CPU) with the same operations in the same order, so every byte and every float
+/// is the scalar formulas' to the bit; `FloatPixelsTests` holds the two paths to that.
+/// Elsewhere the scalar formulas run.
 enum FloatPixels {
     /// Reads `count` pixels of `source` (four bytes a pixel) into `out`, premultiplied; with
     /// `opaque`, every alpha is read as 255 and the colours as they are (multiplying by
