@@ -15,16 +15,16 @@ import _Builtin_intrinsics.intel
 /// is the scalar formulas' to the bit; `FloatPixelsTests` holds the two paths to that.
 /// Elsewhere the scalar formulas run.
 enum FloatPixels {
-    /// Reads `count` pixels of `source` (four bytes a pixel) into `out`, premultiplied; with
+    /// Reads `out.count` pixels of `source` (four bytes a pixel) into `out`, premultiplied; with
     /// `opaque`, every alpha is read as 255 and the colours as they are (multiplying by
     /// 255 / 255 is exact, so this is the premultiplied reading without its multiplication).
-    static func load(_ source: UnsafeBufferPointer<UInt8>, count: Int, opaque: Bool, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+    static func load(_ source: UnsafeBufferPointer<UInt8>, opaque: Bool, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         // A programming error, not input: every caller sizes both from the same width.
-        precondition(source.count >= count * 4 && out.count >= count, "four bytes a pixel")
+        precondition(source.count >= out.count * 4, "four bytes a pixel")
         #if arch(x86_64)
-        loadVectors(source, count: count, opaque: opaque, into: out)
+        loadVectors(source, opaque: opaque, into: out)
         #else
-        loadScalars(source, count: count, opaque: opaque, into: out)
+        loadScalars(source, opaque: opaque, into: out)
         #endif
     }
 
@@ -41,8 +41,8 @@ enum FloatPixels {
     }
 
     /// `load` one channel at a time.
-    static func loadScalars(_ source: UnsafeBufferPointer<UInt8>, count: Int, opaque: Bool, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
-        for index in 0..<count {
+    static func loadScalars(_ source: UnsafeBufferPointer<UInt8>, opaque: Bool, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        for index in out.indices {
             let at = index &* 4
             let bytes = SIMD4<UInt8>(source[at], source[at &+ 1], source[at &+ 2], 255)
             out[index] = opaque ? SIMD4<Float>(bytes) : SIMD4<Float>(bytes) * (Float(source[at &+ 3]) / 255)
@@ -63,9 +63,9 @@ enum FloatPixels {
     static func byte(_ value: Float) -> UInt8 { UInt8(min(max(value, 0), 255) + 0.5) }
 
     #if arch(x86_64)
-    private static func loadVectors(_ source: UnsafeBufferPointer<UInt8>, count: Int, opaque: Bool,
-                                    into buffer: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+    private static func loadVectors(_ source: UnsafeBufferPointer<UInt8>, opaque: Bool, into buffer: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let bytes = source.baseAddress, let out = buffer.baseAddress else { return }
+        let count = buffer.count
         // Unrolled for each value of `opaque`, so the loop holds no branch on it.
         if opaque {
             loadVectors(bytes, count: count, into: out) { colour, _ in colour }

@@ -234,15 +234,14 @@ private struct RowReader {
     let source: UnsafeBufferPointer<UInt8>
     let width: Int, height: Int, bytesPerRow: Int
     let factorX: Int, factorY: Int
-    /// Every alpha is 255: the colours are read as they are (multiplying by 255 / 255 is
-    /// exact, so this is the premultiplied reading without its multiplication).
+    /// Every alpha is 255 (read as `FloatPixels.load` reads an opaque row).
     let opaque: Bool
 
     func read(row: Int, columns: Range<Int>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         if factorX == 1, factorY == 1 {
             // No pre-reduction: premultiply straight from the bytes.
             let at = row * bytesPerRow + columns.lowerBound * 4
-            FloatPixels.load(UnsafeBufferPointer(rebasing: source[at..<(at + columns.count * 4)]), count: columns.count, opaque: opaque,
+            FloatPixels.load(UnsafeBufferPointer(rebasing: source[at..<(at + columns.count * 4)]), opaque: opaque,
                              into: UnsafeMutableBufferPointer(rebasing: out[columns]))
             return
         }

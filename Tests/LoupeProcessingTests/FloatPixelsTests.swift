@@ -14,8 +14,8 @@ import LoupeTestSupport
         for count in Self.lengths {
             let bytes = (0..<count * 4).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let (vector, scalar) = bytes.withUnsafeBufferPointer { source in
-                (Self.floats(count) { FloatPixels.load(source, count: count, opaque: opaque, into: $0) },
-                 Self.floats(count) { FloatPixels.loadScalars(source, count: count, opaque: opaque, into: $0) })
+                (Self.floats(count) { FloatPixels.load(source, opaque: opaque, into: $0) },
+                 Self.floats(count) { FloatPixels.loadScalars(source, opaque: opaque, into: $0) })
             }
             #expect(vector.map(\.bitPatterns) == scalar.map(\.bitPatterns), "\(count) pixels")
         }
@@ -23,13 +23,13 @@ import LoupeTestSupport
 
     @Test func loadingPremultipliesAndOpaqueReadsAlphaAs255() {
         let bytes: [UInt8] = [200, 100, 50, 128, 10, 20, 30, 0, 255, 255, 255, 255, 1, 2, 3, 51, 90, 80, 70, 255]
-        let premultiplied = bytes.withUnsafeBufferPointer { source in Self.floats(5) { FloatPixels.load(source, count: 5, opaque: false, into: $0) } }
+        let premultiplied = bytes.withUnsafeBufferPointer { source in Self.floats(5) { FloatPixels.load(source, opaque: false, into: $0) } }
         #expect(premultiplied[0] == SIMD4<Float>(200, 100, 50, 255) * (128 / 255))
         #expect(premultiplied[1] == .zero)
         #expect(premultiplied[2] == SIMD4<Float>(255, 255, 255, 255))
         #expect(premultiplied[3] == SIMD4<Float>(1, 2, 3, 255) * (51 / 255))
         #expect(premultiplied[4] == SIMD4<Float>(90, 80, 70, 255))
-        let opaque = bytes.withUnsafeBufferPointer { source in Self.floats(5) { FloatPixels.load(source, count: 5, opaque: true, into: $0) } }
+        let opaque = bytes.withUnsafeBufferPointer { source in Self.floats(5) { FloatPixels.load(source, opaque: true, into: $0) } }
         #expect(opaque[0] == SIMD4<Float>(200, 100, 50, 255))
         #expect(opaque[1] == SIMD4<Float>(10, 20, 30, 255))
     }
