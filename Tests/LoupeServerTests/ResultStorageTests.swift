@@ -86,7 +86,7 @@ import Testing
         let result = EncodedResult(data: try TestImage.jpeg(width: 8, height: 8, seed: 22), format: .jpeg)
         storage.store(result, forKey: "k1", timeToLive: 60, now: now)
         await storage.flush()
-        #expect(gateway.answers("PUT", path: "/storage-expiry/results/k1").map(\.status) == [200])
+        #expect(await gateway.answers("PUT", path: "/storage-expiry/results/k1", count: 1).map(\.status) == [200])
 
         let fresh = await storage.result(forKey: "k1", now: now.addingTimeInterval(10))
         #expect(fresh?.result.data == result.data)

@@ -99,8 +99,16 @@ package final class S3Gateway: Sendable {
     }
 
     /// The gateway's answers to `method` requests whose path (as sent, percent-encoded, query
-    /// included) is `path`, from its request log: each one's status and the bytes it sent.
-    package func answers(_ method: String, path: String) -> [(status: Int, bytes: Int)] {
+    /// included) is `path`, once `count` of them are in its request log or ten seconds have
+    /// passed: each one's status and the bytes it sent. The gateway writes its log on a thread of
+    /// its own, after it has answered, so a line read at once may not be there yet.
+    package func answers(_ method: String, path: String, count: Int) async -> [(status: Int, bytes: Int)] {
+        _ = await eventually(timeout: .seconds(10)) { self.loggedAnswers(method, path: path).count >= count }
+        return loggedAnswers(method, path: path)
+    }
+
+    /// The answers in the log as it is now (see ``answers(_:path:count:)``).
+    private func loggedAnswers(_ method: String, path: String) -> [(status: Int, bytes: Int)] {
         let log = (try? String(contentsOf: folder.appendingPathComponent("log/ceph-client.rgw.log"), encoding: .utf8)) ?? ""
         let marker = "\"\(method) \(path) HTTP/1.1\" "
         return log.split(separator: "\n").compactMap { line in
